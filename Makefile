@@ -1,0 +1,47 @@
+# Two commands matter: `make run` and `make test` (README). Everything else they need
+# is installed or built on the way, so both work on a fresh Debian machine with Node 20.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+export REDOCLY_TELEMETRY := off
+export REDOCLY_SUPPRESS_UPDATE_NOTICE := true
+STAMP := node_modules/.install-stamp
+
+.PHONY: run test install generate check-generated build lint-spec test-unit clean
+
+run: generate build
+	node dist/src/cli/seed-demo.js
+	npm start --silent
+
+test: install check-generated lint-spec build
+	url=$$(scripts/ensure-mysql.sh); \
+	DIALECTS=sqlite,mysql MYSQL_TEST_URL="$$url" npx mocha
+
+# Build tools for better-sqlite3's native addon (node-gyp): present on our machines,
+# installed on a bare one.
+$(STAMP): package.json package-lock.json
+	@command -v g++ >/dev/null && command -v python3 >/dev/null && command -v make >/dev/null || \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq g++ make python3)
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+install: $(STAMP)
+
+generate: install
+	node scripts/generate.mjs
+
+check-generated: install
+	node scripts/generate.mjs --check
+
+lint-spec: install
+	npx redocly lint generated/openapi.json --config redocly.yaml
+
+build: install
+	rm -rf dist
+	npx tsc -p tsconfig.json
+
+# Without MySQL: the quick loop while editing.
+test-unit: build
+	npx mocha
+
+clean:
+	rm -rf dist node_modules data

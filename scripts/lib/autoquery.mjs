@@ -1,0 +1,114 @@
+// Fills in the path items marked `x-autoquery: <Operation>` of spec/openapi.yaml: path-level
+// query parameters (shared by GET and POST), a JSON and form body for POST, the responses,
+// and the record/request/response schemas. The hand-written part keeps summary, access
+// and extensions; the generator owns everything derived from the tables.
+import { csvExample, requestExample, responseExample } from './query-examples.mjs';
+import { queryParameters, recordSchema, requestSchema, responseSchema } from './query-schemas.mjs';
+import { SpecError } from './spec-error.mjs';
+
+const methods = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
+const bodyMethods = new Set(['post', 'put', 'patch']);
+/** DECISIONS §3: the failures a query operation can answer. */
+export const queryErrorResponses = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  405: 'MethodNotAllowed',
+  406: 'NotAcceptable',
+  413: 'PayloadTooLarge',
+  415: 'UnsupportedMediaType',
+  503: 'ServiceUnavailable',
+};
+
+function responses(dto) {
+  const ok = {
+    description: `A page of \`${dto.record}\` records.`,
+    headers: {
+      'Content-Disposition': {
+        description: `CSV only: \`attachment; filename="${dto.operation}.csv"\`.`,
+        schema: { type: 'string' },
+      },
+    },
+    content: {
+      'application/json': { schema: { $ref: `#/components/schemas/${dto.operation}Response` }, example: responseExample(dto) },
+      'text/csv': {
+        schema: { type: 'string', description: 'Header row of the selected fields (PascalCase), then one row per result; RFC 4180, CRLF.' },
+        example: csvExample(dto),
+      },
+      'application/javascript': { schema: { $ref: '#/components/schemas/Jsonp' } },
+    },
+  };
+  const errors = Object.entries(queryErrorResponses).map(([status, name]) => [status, { $ref: `#/components/responses/${name}` }]);
+  return { 200: ok, ...Object.fromEntries(errors) };
+}
+
+function requestBody(dto) {
+  const schema = { $ref: `#/components/schemas/${dto.operation}` };
+  return {
+    required: false,
+    content: {
+      'application/json': { schema, example: requestExample(dto) },
+      'application/x-www-form-urlencoded': { schema },
+    },
+  };
+}
+
+function fillPathItem(path, item, dto, catalog, problems) {
+  if (item.parameters) problems.push(`spec/openapi.yaml: ${path}: parameters of an x-autoquery path are generated; remove them`);
+  const filled = { ...item, parameters: queryParameters(dto, catalog) };
+  for (const method of methods.filter((m) => item[m])) {
+    const op = item[method];
+    for (const key of ['parameters', 'requestBody', 'responses']) {
+      if (op[key]) problems.push(`spec/openapi.yaml: ${method.toUpperCase()} ${path}: \`${key}\` is generated for x-autoquery; remove it`);
+    }
+    filled[method] = {
+      ...op,
+      ...(bodyMethods.has(method) ? { requestBody: requestBody(dto) } : {}),
+      responses: responses(dto),
+    };
+  }
+  return filled;
+}
+
+/** Returns a copy of the document with every x-autoquery path filled; throws SpecError. */
+export function fillAutoQuery(document, catalog) {
+  const problems = [];
+  const byOperation = new Map(catalog.queryDtos.map((d) => [d.operation, d]));
+  const routed = new Set();
+  const paths = {};
+  for (const [path, item] of Object.entries(document.paths ?? {})) {
+    const name = item['x-autoquery'];
+    if (name === undefined) {
+      paths[path] = item;
+      continue;
+    }
+    const dto = byOperation.get(name);
+    if (!dto) {
+      problems.push(`spec/openapi.yaml: ${path}: x-autoquery names unknown DTO "${name}" (spec/query-dtos.yaml has ${[...byOperation.keys()].join(', ')})`);
+      continue;
+    }
+    routed.add(name);
+    paths[path] = fillPathItem(path, item, dto, catalog, problems);
+  }
+  for (const name of byOperation.keys()) {
+    if (!routed.has(name)) problems.push(`spec/query-dtos.yaml: DTO ${name} has no path with x-autoquery: ${name} in spec/openapi.yaml`);
+  }
+  const components = document.components ?? {};
+  for (const name of Object.values(queryErrorResponses)) {
+    if (!components.responses?.[name]) problems.push(`spec/openapi.yaml: components.responses.${name} is missing (query operations use it)`);
+  }
+  const schemas = { ...(components.schemas ?? {}) };
+  for (const dto of catalog.queryDtos) {
+    for (const [name, schema] of [
+      [dto.record, recordSchema(dto, catalog)],
+      [dto.operation, requestSchema(dto, catalog)],
+      [`${dto.operation}Response`, responseSchema(dto)],
+    ]) {
+      if (schemas[name]) problems.push(`spec/openapi.yaml: components.schemas.${name} is generated; remove it`);
+      schemas[name] = schema;
+    }
+  }
+  if (problems.length > 0) throw new SpecError(problems);
+  return { ...document, paths, components: { ...components, schemas } };
+}

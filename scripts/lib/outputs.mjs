@@ -1,0 +1,51 @@
+// Reads the three spec files under a root and builds every file of generated/ in memory:
+// relative path -> exact text. Writing and drift checking both start from this map.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import openapiTS, { astToString } from 'openapi-typescript';
+import YAML from 'yaml';
+import { fillAutoQuery } from './autoquery.mjs';
+import { readCatalogVocabulary } from './catalog-types-source.mjs';
+import { renderCatalogSource } from './catalog-source.mjs';
+import { generatedHeader, generatedMarker } from './header.mjs';
+import { buildCatalog } from './query-catalog.mjs';
+import { validateInputs } from './validate-inputs.mjs';
+
+// `merge` enables `<<:` so a GET can reuse its POST twin's access declarations.
+const readYaml = async (file) => YAML.parse(await fs.readFile(file, 'utf8'), { merge: true, maxAliasCount: -1 });
+
+export async function readInputs(root) {
+  const at = (...p) => path.join(root, ...p);
+  return {
+    openapi: await readYaml(at('spec', 'openapi.yaml')),
+    operators: await readYaml(at('spec', 'query-operators.yaml')),
+    dtos: await readYaml(at('spec', 'query-dtos.yaml')),
+    catalogTypes: await fs.readFile(at('src', 'query', 'catalog-types.ts'), 'utf8'),
+  };
+}
+
+/** Builds the contents of generated/ from parsed inputs; throws SpecError on bad input. */
+export async function buildOutputs(inputs) {
+  const vocabulary = readCatalogVocabulary(inputs.catalogTypes);
+  const catalog = buildCatalog(validateInputs(inputs.operators, inputs.dtos, vocabulary));
+  const filled = fillAutoQuery(inputs.openapi, catalog);
+  const document = { ...filled, info: { ...filled.info, 'x-generated': generatedMarker } };
+  // A JSON round trip drops YAML alias identity, so openapi-typescript sees plain data.
+  const json = `${JSON.stringify(document, null, 2)}\n`;
+  const ast = await openapiTS(JSON.parse(json), { silent: true });
+  return new Map([
+    ['generated/openapi.json', json],
+    ['generated/api.d.ts', `${generatedHeader}\n${astToString(ast).trimEnd()}\n`],
+    ['generated/query-catalog.ts', renderCatalogSource(catalog)],
+  ]);
+}
+
+/** Relative paths whose file under root is missing or differs from the built text. */
+export async function staleFiles(root, outputs) {
+  const stale = [];
+  for (const [file, text] of outputs) {
+    const current = await fs.readFile(path.join(root, file), 'utf8').catch(() => undefined);
+    if (current !== text) stale.push(file);
+  }
+  return stale;
+}

@@ -1,0 +1,111 @@
+// JSON schemas of one query DTO (seed §2.6-2.10, DECISIONS §7): the record, the request
+// with one property per filter plus the paging/shaping ones, and the response envelope.
+// Everything here is derived from the catalog, so a new field or operator needs no edit.
+
+const INT32 = { minimum: -2147483648, maximum: 2147483647 };
+
+/** What each operator kind does, for the parameter descriptions users read. */
+const kindText = {
+  eq: 'equals the value',
+  gte: 'is greater than or equal to the value',
+  gt: 'is greater than the value',
+  lt: 'is less than the value',
+  lte: 'is less than or equal to the value',
+  neq: 'differs from the value',
+  startsWith: 'starts with the value, matched literally (`%` and `_` match themselves)',
+  endsWith: 'ends with the value, matched literally',
+  contains: 'contains the value, matched literally',
+  like: 'matches the pattern: `%` any run, `_` one character, `\\` escapes the next character',
+  between: 'lies between the two values, inclusive at both ends (low above high matches nothing)',
+  in: 'equals one of the values; an empty list matches no rows',
+};
+
+/** The schema of one value of a family; int32 bounds make out-of-range input a 400, not an overflow. */
+export function valueSchema(family, catalog) {
+  const schema = { ...catalog.families[family] };
+  if (schema.type === 'integer' && schema.format === 'int32') Object.assign(schema, INT32);
+  return schema;
+}
+
+/** The schema of a filter property: one value, exactly two (`pair`) or a bounded list. */
+export function filterSchema(filter, dto, catalog) {
+  const op = catalog.operators.find((o) => o.kind === filter.operator);
+  const field = dto.fields.find((f) => f.name === filter.field);
+  const value = valueSchema(field.family, catalog);
+  const text = `\`${field.name}\` ${kindText[op.kind] ?? `(operator ${op.kind})`}.`;
+  if (op.arity === 'one') return { ...value, description: text };
+  if (op.arity === 'pair') return { type: 'array', description: text, items: value, minItems: 2, maxItems: 2 };
+  return { type: 'array', description: `${text} At most ${catalog.limits.inMaxItems} values.`, items: value, maxItems: catalog.limits.inMaxItems };
+}
+
+const text = (description) => ({ type: 'string', maxLength: 1000, description });
+
+/** Seed §2.9: paging and shaping properties shared by every query DTO. */
+export function shapingSchemas(dto) {
+  const int = (description) => ({ type: 'integer', format: 'int32', minimum: 0, maximum: INT32.maximum, description });
+  return {
+    skip: int('Rows to skip; default 0.'),
+    take: int('Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows.'),
+    orderBy: text(`Comma list of fields to sort by, a \`-\` prefix sorts descending; names are case-insensitive. \`${dto.primaryKey}\` ascending always closes the order, so paging is stable.`),
+    orderByDesc: text('Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`.'),
+    include: text('Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items.'),
+    fields: text('Comma list of the fields the results hold, case-insensitive; default all.'),
+    meta: { type: 'object', description: 'Accepted and ignored.', additionalProperties: { type: 'string' } },
+  };
+}
+
+/** The request DTO `<Operation>`: every filter, then the shaping properties. */
+export function requestSchema(dto, catalog) {
+  const properties = Object.fromEntries(dto.filters.map((f) => [f.property, filterSchema(f, dto, catalog)]));
+  return {
+    type: 'object',
+    description: `Filters of \`${dto.record}\` (combined with AND) and paging. Names are case-insensitive; null counts as absent.`,
+    additionalProperties: false,
+    properties: { ...properties, ...shapingSchemas(dto) },
+  };
+}
+
+/** The record: nothing is required, since `fields` may drop any property and nulls are omitted. */
+export function recordSchema(dto, catalog) {
+  const properties = Object.fromEntries(
+    dto.fields.map((f) => {
+      // The family schema without maxLength: that limits filter input, not stored data.
+      const { maxLength, ...value } = catalog.families[f.family];
+      return [f.property, f.nullable ? { ...value, description: 'Omitted when null.' } : value];
+    }),
+  );
+  return { type: 'object', description: `A \`${dto.table}\` row; properties not selected by \`fields\` are omitted.`, properties };
+}
+
+/** Seed §2.8: the response envelope. */
+export function responseSchema(dto) {
+  return {
+    type: 'object',
+    required: ['offset', 'results'],
+    properties: {
+      offset: { type: 'integer', format: 'int32', description: 'The effective `skip`.' },
+      total: { type: 'integer', format: 'int32', description: 'Rows matching the filters, ignoring paging; only when `include` asks for `Total`.' },
+      results: { type: 'array', items: { $ref: `#/components/schemas/${dto.record}` } },
+      // Inline rather than a $ref to StringMap: OpenAPI 3.0 ignores siblings of $ref.
+      meta: { type: 'object', description: 'Results of `include` aggregates; omitted when empty.', additionalProperties: { type: 'string' } },
+      responseStatus: { $ref: '#/components/schemas/ResponseStatus' },
+    },
+  };
+}
+
+const arrayForms =
+  'Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas).';
+
+/**
+ * Every request property as a query parameter. Names match case-insensitively; in a POST
+ * the query string fills only properties the body left out.
+ */
+export function queryParameters(dto, catalog) {
+  const request = requestSchema(dto, catalog);
+  return Object.entries(request.properties).map(([name, { description, ...schema }]) => {
+    const param = { name, in: 'query', description, schema };
+    if (schema.type === 'array') Object.assign(param, { description: `${description} ${arrayForms}`, style: 'form', explode: false });
+    if (schema.type === 'object') param.description = `${description} In a query string: JSON object text.`;
+    return param;
+  });
+}

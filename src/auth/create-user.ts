@@ -1,0 +1,45 @@
+// Creating a user, shared by Register, the admin bootstrap and the CLI. The password is
+// hashed first (outside any transaction: scrypt takes ~100 ms and must not hold a
+// connection), then the user, its roles and any session are written in one transaction,
+// so a failure part-way leaves no half-made account behind.
+import type { Knex } from 'knex';
+import type { AccessTokens } from './access-tokens.js';
+import type { PasswordHasher } from './password-hasher.js';
+import { createSession } from './session-store.js';
+import { retryTransient } from './transient-error.js';
+import { insertUser, type NewUser } from './user-store.js';
+
+export interface CreateUserContext {
+  readonly db: Knex;
+  readonly hasher: PasswordHasher;
+  readonly clock: () => Date;
+  readonly refreshTokenTtl: number;
+  /** Needed only when a session is opened. */
+  readonly tokens?: AccessTokens;
+}
+
+export interface CreatedUser {
+  readonly userId: string;
+  readonly session?: { readonly sessionId: string; readonly refreshToken: string; readonly bearerToken: string };
+}
+
+export async function createUser(
+  ctx: CreateUserContext,
+  user: NewUser & { readonly password: string },
+  roles: readonly string[],
+  options: { readonly autoLogin?: boolean } = {},
+): Promise<CreatedUser> {
+  const passwordHash = await ctx.hasher.hash(user.password);
+  const now = ctx.clock();
+  return retryTransient(() =>
+    ctx.db.transaction(async (trx): Promise<CreatedUser> => {
+      const userId = await insertUser(trx, user, passwordHash, roles, now);
+      if (!options.autoLogin) return { userId };
+      if (!ctx.tokens) throw new Error('createUser: autoLogin needs the access-token service');
+      const { sessionId, refreshToken } = await createSession(trx, userId, now, ctx.refreshTokenTtl);
+      // Signed inside the transaction: if signing failed, the user would not exist either.
+      const bearerToken = ctx.tokens.issue({ userId, sessionId, userName: user.userName, roles });
+      return { userId, session: { sessionId, refreshToken, bearerToken } };
+    }),
+  );
+}

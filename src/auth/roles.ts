@@ -1,0 +1,12 @@
+// The two roles of the service and the one rule about them: Admin implies every role
+// (ServiceStack's behaviour, DECISIONS §4).
+import type { Principal, Role } from '../http/operation.js';
+
+export const roles: readonly Role[] = ['Admin', 'ApiUser'];
+
+export const isRole = (value: unknown): value is Role => typeof value === 'string' && (roles as readonly string[]).includes(value);
+
+export function hasRole(principal: Pick<Principal, 'roles'> | null | undefined, role: string): boolean {
+  if (!principal) return false;
+  return principal.roles.includes('Admin') || principal.roles.includes(role);
+}

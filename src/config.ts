@@ -1,0 +1,156 @@
+// Resolves the environment once into a frozen Config (DECISIONS §10). A bad value
+// stops start-up with a message naming the variable; nothing else reads process.env.
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly databaseUrl: string | undefined;
+  readonly sqliteFile: string;
+  readonly production: boolean;
+  readonly debug: boolean;
+  readonly logLevel: string;
+  readonly jwt: {
+    readonly algorithm: 'HS256' | 'RS256' | 'ES256';
+    readonly secret: string | undefined;
+    readonly privateKeyFile: string | undefined;
+    readonly publicKeyFile: string | undefined;
+    readonly issuer: string;
+    readonly audience: string;
+  };
+  /** Seconds. */
+  readonly accessTokenTtl: number;
+  /** Seconds. */
+  readonly refreshTokenTtl: number;
+  readonly adminUserName: string | undefined;
+  readonly adminPassword: string | undefined;
+  readonly defaultRoles: readonly string[];
+  readonly defaultTake: number;
+  readonly maxTake: number;
+  readonly includeTotal: boolean;
+  readonly queryTimeoutMs: number;
+  readonly scrypt: { readonly logN: number; readonly r: number; readonly p: number };
+  readonly hashConcurrency: number;
+  readonly hashQueue: number;
+  readonly rateLimitRegisterPerMin: number;
+  readonly rateLimitLoginFailuresPerMin: number;
+  readonly trustProxy: string | undefined;
+  readonly corsOrigins: readonly string[];
+}
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, detail: string) {
+    super(`${variable}: ${detail}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const present = (env: Env, name: string): string | undefined => {
+  const v = env[name];
+  return v === undefined || v.trim() === '' ? undefined : v.trim();
+};
+
+function int(env: Env, name: string, fallback: number, min: number, max = 2 ** 31 - 1): number {
+  const raw = present(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^-?\d+$/.test(raw)) throw new ConfigError(name, `must be an integer, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = present(env, name);
+  if (raw === undefined) return fallback;
+  if (/^(true|1|yes)$/i.test(raw)) return true;
+  if (/^(false|0|no)$/i.test(raw)) return false;
+  throw new ConfigError(name, `must be true or false, got "${raw}"`);
+}
+
+const list = (env: Env, name: string): string[] =>
+  (present(env, name) ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+
+/** Durations: plain seconds or a number with s, m, h or d (`15m`, `30d`). */
+function duration(env: Env, name: string, fallbackSeconds: number): number {
+  const raw = present(env, name);
+  if (raw === undefined) return fallbackSeconds;
+  const m = /^(\d+)\s*([smhd]?)$/.exec(raw);
+  if (!m) throw new ConfigError(name, `must be a duration like 900, 15m, 12h or 30d, got "${raw}"`);
+  const seconds = Number(m[1]) * { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[m[2] as '' | 's' | 'm' | 'h' | 'd'];
+  if (seconds < 1) throw new ConfigError(name, 'must be at least one second');
+  return seconds;
+}
+
+const knownRoles = ['Admin', 'ApiUser'];
+
+export function loadConfig(env: Env = process.env): Config {
+  const production = present(env, 'NODE_ENV') === 'production';
+  const algorithm = (present(env, 'JWT_ALGORITHM') ?? 'HS256').toUpperCase();
+  if (algorithm !== 'HS256' && algorithm !== 'RS256' && algorithm !== 'ES256') {
+    throw new ConfigError('JWT_ALGORITHM', `must be HS256, RS256 or ES256, got "${algorithm}"`);
+  }
+  const secret = present(env, 'JWT_SECRET');
+  if (algorithm === 'HS256') {
+    if (secret !== undefined && Buffer.byteLength(secret) < 32) throw new ConfigError('JWT_SECRET', 'must be at least 32 bytes');
+    if (secret === undefined && production) throw new ConfigError('JWT_SECRET', 'is required when NODE_ENV=production');
+  } else {
+    for (const name of ['JWT_PRIVATE_KEY_FILE', 'JWT_PUBLIC_KEY_FILE']) {
+      if (!present(env, name)) throw new ConfigError(name, `is required when JWT_ALGORITHM=${algorithm}`);
+    }
+  }
+  const databaseUrl = present(env, 'DATABASE_URL');
+  if (databaseUrl !== undefined && !/^mysql2?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL', 'must be a mysql://user:pass@host:port/db URL');
+  }
+  const defaultRoles = list(env, 'DEFAULT_ROLES');
+  for (const role of defaultRoles) {
+    if (!knownRoles.includes(role)) throw new ConfigError('DEFAULT_ROLES', `unknown role "${role}" (known: ${knownRoles.join(', ')})`);
+  }
+  const maxTake = int(env, 'MAX_TAKE', 1000, 1, 100_000);
+  const logLevel = present(env, 'LOG_LEVEL') ?? 'info';
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of fatal, error, warn, info, debug, trace, silent, got "${logLevel}"`);
+  }
+
+  return Object.freeze({
+    port: int(env, 'PORT', 8080, 0, 65535),
+    host: present(env, 'HOST') ?? '0.0.0.0',
+    databaseUrl,
+    sqliteFile: present(env, 'SQLITE_FILE') ?? 'data/impianti.sqlite',
+    production,
+    debug: bool(env, 'DEBUG', false),
+    logLevel,
+    jwt: Object.freeze({
+      algorithm,
+      // Outside production a missing secret gets a per-process random one: tokens simply
+      // stop verifying after a restart, and no secret is ever committed.
+      secret: algorithm === 'HS256' ? (secret ?? randomSecret()) : undefined,
+      privateKeyFile: present(env, 'JWT_PRIVATE_KEY_FILE'),
+      publicKeyFile: present(env, 'JWT_PUBLIC_KEY_FILE'),
+      issuer: present(env, 'JWT_ISSUER') ?? 'impianti-api',
+      audience: present(env, 'JWT_AUDIENCE') ?? 'impianti-api',
+    }),
+    accessTokenTtl: duration(env, 'ACCESS_TOKEN_TTL', 15 * 60),
+    refreshTokenTtl: duration(env, 'REFRESH_TOKEN_TTL', 30 * 86400),
+    adminUserName: present(env, 'ADMIN_USERNAME'),
+    adminPassword: env['ADMIN_PASSWORD'] || undefined,
+    defaultRoles: Object.freeze(defaultRoles),
+    defaultTake: int(env, 'DEFAULT_TAKE', 100, 0, maxTake),
+    maxTake,
+    includeTotal: bool(env, 'INCLUDE_TOTAL', false),
+    queryTimeoutMs: int(env, 'QUERY_TIMEOUT_MS', 5000, 1),
+    scrypt: Object.freeze({ logN: int(env, 'SCRYPT_LOG_N', 15, 1, 30), r: int(env, 'SCRYPT_R', 8, 1, 64), p: int(env, 'SCRYPT_P', 3, 1, 64) }),
+    hashConcurrency: int(env, 'HASH_CONCURRENCY', 4, 1, 256),
+    hashQueue: int(env, 'HASH_QUEUE', 256, 0, 100_000),
+    rateLimitRegisterPerMin: int(env, 'RATE_LIMIT_REGISTER_PER_MIN', 10, 0),
+    rateLimitLoginFailuresPerMin: int(env, 'RATE_LIMIT_LOGIN_FAILURES_PER_MIN', 10, 0),
+    trustProxy: present(env, 'TRUST_PROXY'),
+    corsOrigins: Object.freeze(list(env, 'CORS_ORIGINS')),
+  } satisfies Config) as Config;
+}
+
+function randomSecret(): string {
+  // Lazy import keeps this module free of side effects when a secret is configured.
+  return globalThis.crypto.getRandomValues(Buffer.alloc(48)).toString('base64url');
+}

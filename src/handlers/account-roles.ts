@@ -1,0 +1,36 @@
+// AssignRoles and UnAssignRoles (POST /assignroles, /unassignroles), Admin only. The new
+// roles reach the user's access token at its next refresh (DECISIONS §4).
+import type { AccountsContext } from '../auth/accounts-context.js';
+import { forbidden, unauthorized } from '../auth/auth-errors.js';
+import { hasRole, isRole, roles as knownRoles } from '../auth/roles.js';
+import { addRoles, findUser, removeRoles, rolesOf } from '../auth/user-store.js';
+import { ApiError, type FieldError } from '../errors/api-error.js';
+import type { OperationHandler, Role } from '../http/operation.js';
+
+export function rolesHandler(ctx: AccountsContext, change: 'assign' | 'unassign'): OperationHandler {
+  const { db, logger } = ctx.deps;
+  return async (req) => {
+    // The edge enforces the policy first; checked again so the handler is safe on its own.
+    if (!req.principal) throw unauthorized();
+    if (!hasRole(req.principal, 'Admin')) throw forbidden();
+    const { userName, roles } = req.dto;
+    const errors: FieldError[] = [];
+    if (typeof userName !== 'string' || userName === '') errors.push({ errorCode: 'NotEmpty', fieldName: 'UserName', message: "'UserName' must not be empty." });
+    if (roles !== undefined && roles !== null && !Array.isArray(roles)) {
+      errors.push({ errorCode: 'InvalidType', fieldName: 'Roles', message: "'Roles' must be a list of role names." });
+    } else {
+      const unknown = ((roles ?? []) as unknown[]).filter((r) => !isRole(r));
+      if (unknown.length > 0) {
+        errors.push({ errorCode: 'InvalidValue', fieldName: 'Roles', message: `Unknown role ${unknown.map((r) => JSON.stringify(r)).join(', ')}; known roles: ${knownRoles.join(', ')}.` });
+      }
+    }
+    if (errors.length > 0) throw ApiError.validation(errors);
+
+    const user = await findUser(db, userName as string);
+    if (!user) throw ApiError.of('NotFound', 'User does not exist');
+    const requested = (roles ?? []) as Role[];
+    await (change === 'assign' ? addRoles : removeRoles)(db, user.id, requested);
+    logger.info({ event: `auth.roles-${change}`, userId: user.id, roles: requested, by: req.principal.userId }, 'roles changed');
+    return { body: { allRoles: await rolesOf(db, user.id) } };
+  };
+}

@@ -1,0 +1,36 @@
+// GetAccessToken (POST /access-token) and Logout (POST /auth/logout), DECISIONS §4.
+// A refresh reads the user's current roles, so role changes reach the next token.
+import type { AccountsContext } from '../auth/accounts-context.js';
+import { unauthorized } from '../auth/auth-errors.js';
+import { revokeSession, rotateRefreshToken } from '../auth/session-store.js';
+import { rolesOf } from '../auth/user-store.js';
+import { ApiError } from '../errors/api-error.js';
+import type { OperationHandler } from '../http/operation.js';
+
+export function accessTokenHandler(ctx: AccountsContext): OperationHandler {
+  const { db, config, clock, logger } = ctx.deps;
+  return async (req) => {
+    const token = req.dto['refreshToken'];
+    if (typeof token !== 'string' || token === '') throw ApiError.field('NotEmpty', 'RefreshToken', "'RefreshToken' must not be empty.");
+    const onReuse = (sessionId: string, userId: string) =>
+      logger.warn({ event: 'auth.refresh-reuse', sessionId, userId, clientIp: req.clientIp }, 'spent refresh token presented: session revoked');
+    const rotation = await rotateRefreshToken(db, token, clock(), config.refreshTokenTtl, onReuse);
+    const [roles, user] = await Promise.all([
+      rolesOf(db, rotation.userId),
+      db('app_user').where({ id: rotation.userId }).first('user_name') as Promise<{ user_name: string | null } | undefined>,
+    ]);
+    const accessToken = ctx.tokens.issue({ userId: rotation.userId, sessionId: rotation.sessionId, userName: user?.user_name ?? undefined, roles });
+    return { body: { accessToken, refreshToken: rotation.refreshToken } };
+  };
+}
+
+export function logoutHandler(ctx: AccountsContext): OperationHandler {
+  const { db, clock, logger } = ctx.deps;
+  return async (req) => {
+    if (!req.principal) throw unauthorized();
+    // Idempotent: revoking a revoked session changes nothing and still answers {}.
+    await revokeSession(db, req.principal.sessionId, clock());
+    logger.info({ event: 'auth.logout', userId: req.principal.userId, sessionId: req.principal.sessionId }, 'signed out');
+    return { body: {} };
+  };
+}

@@ -1,0 +1,41 @@
+// Authenticate (POST /auth/credentials, DECISIONS §4). An unknown user and a wrong
+// password give the same 401 after the same work: the unknown user is verified against
+// a dummy hash. Failures count against the client's IP; past the limit, 429.
+import type { AccountsContext } from '../auth/accounts-context.js';
+import { invalidCredentials, tooManyRequests } from '../auth/auth-errors.js';
+import { createSession } from '../auth/session-store.js';
+import { findUser, rolesOf } from '../auth/user-store.js';
+import { ApiError, type FieldError } from '../errors/api-error.js';
+import type { OperationHandler } from '../http/operation.js';
+
+export function signInHandler(ctx: AccountsContext): OperationHandler {
+  const { db, config, clock, logger } = ctx.deps;
+  return async (req) => {
+    // Checked before any verification: a blocked client learns nothing about the password.
+    const gate = await ctx.loginFailureLimiter.check(req.clientIp);
+    if (!gate.allowed) throw tooManyRequests(gate.retryAfterSeconds);
+    const { userName, password } = req.dto;
+    const errors: FieldError[] = [];
+    for (const [value, fieldName] of [[userName, 'UserName'], [password, 'Password']] as const) {
+      if (typeof value !== 'string' || value === '') errors.push({ errorCode: 'NotEmpty', fieldName, message: `'${fieldName}' must not be empty.` });
+    }
+    if (errors.length > 0) throw ApiError.validation(errors);
+    const login = userName as string;
+
+    const user = await findUser(db, login);
+    const matches = await ctx.hasher.verify(user?.passwordHash ?? ctx.dummyHash, password as string);
+    if (!user || !matches) {
+      await ctx.loginFailureLimiter.hit(req.clientIp);
+      logger.info({ event: 'auth.failed', clientIp: req.clientIp }, 'sign-in failed');
+      throw invalidCredentials();
+    }
+
+    const roles = await rolesOf(db, user.id);
+    const { sessionId, refreshToken } = await db.transaction((trx) => createSession(trx, user.id, clock(), config.refreshTokenTtl));
+    const bearerToken = ctx.tokens.issue({ userId: user.id, sessionId, userName: user.userName, roles });
+    logger.info({ event: 'auth.signed-in', userId: user.id, sessionId }, 'signed in');
+    return {
+      body: { userId: user.id, sessionId, userName: user.userName ?? user.email, displayName: user.displayName, bearerToken, refreshToken, roles },
+    };
+  };
+}

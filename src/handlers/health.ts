@@ -1,0 +1,19 @@
+// Liveness and readiness (DECISIONS §9): /health says the process is up; /ready says
+// the database answers, so a load balancer stops routing to a node that lost it.
+import type { Deps } from '../deps.js';
+import { ApiError } from '../errors/api-error.js';
+import type { OperationHandler } from '../http/operation.js';
+
+export function createHealthHandlers(deps: Pick<Deps, 'db'>): Record<'Health' | 'Ready', OperationHandler> {
+  return {
+    Health: async () => ({ body: { status: 'ok' } }),
+    Ready: async () => {
+      try {
+        await deps.db.raw('SELECT 1');
+      } catch {
+        throw ApiError.of('ServiceUnavailable', 'The database is not reachable', { 'Retry-After': '1' });
+      }
+      return { body: { status: 'ok' } };
+    },
+  };
+}

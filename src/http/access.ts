@@ -1,0 +1,30 @@
+// Access control in one place (DECISIONS §3, §4): each operation declares x-public or
+// x-roles in the spec; a bearer token is verified before anything else is looked at,
+// so a caller without the role learns nothing (403 before 400 or 404).
+import { ApiError, type Result } from '../errors/api-error.js';
+import type { Access } from './contract.js';
+import type { Principal } from './operation.js';
+
+export interface Authenticator {
+  verifyAccessToken(token: string): Result<Principal>;
+}
+
+const challenge = { 'WWW-Authenticate': 'Bearer' };
+
+/** `Admin` implies every role (ServiceStack's behaviour). */
+export function hasRole(principal: Principal, role: string): boolean {
+  return principal.roles.includes('Admin') || principal.roles.includes(role);
+}
+
+export function authorize(access: Access, authorization: string | undefined, auth: Authenticator): Principal | null {
+  if (access.kind === 'public') return null;
+  const m = /^Bearer[ ]+([^\s]+)\s*$/i.exec(authorization ?? '');
+  if (!m) throw ApiError.of('Unauthorized', 'A bearer token is required', challenge);
+  const verified = auth.verifyAccessToken(m[1]!);
+  if (!verified.ok) throw verified.error;
+  const principal = verified.value;
+  if (access.roles.length > 0 && !access.roles.some((r) => hasRole(principal, r))) {
+    throw ApiError.of('Forbidden', 'Invalid Role');
+  }
+  return principal;
+}

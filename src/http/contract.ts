@@ -1,0 +1,125 @@
+// Reads generated/openapi.json once and derives what the edge needs per operation:
+// who may call it, which properties its request DTO has (from path, query and body),
+// their JSON types, and a dereferenced schema for the rule-validation stage.
+import fs from 'node:fs';
+
+export type Access = { readonly kind: 'public' } | { readonly kind: 'roles'; readonly roles: readonly string[] };
+export type ValueType = 'integer' | 'number' | 'string' | 'boolean' | 'array' | 'object';
+
+export interface DtoProperty {
+  /** Canonical camelCase name: the DTO key. */
+  readonly name: string;
+  readonly type: ValueType;
+  /** Item type of arrays. */
+  readonly items: ValueType | undefined;
+  /** Accepted in the query string / path (false for body-only properties such as passwords). */
+  readonly inQuery: boolean;
+  readonly inPath: boolean;
+  /** Dereferenced JSON schema of the property. */
+  readonly schema: Readonly<Record<string, unknown>>;
+}
+
+export interface OperationContract {
+  readonly operationId: string;
+  readonly method: string;
+  readonly path: string;
+  readonly access: Access;
+  readonly csv: boolean;
+  readonly acceptsBody: boolean;
+  /** The handler checks the business rules itself, reporting them all at once (Register, queries). */
+  readonly validatedByHandler: boolean;
+  readonly properties: ReadonlyMap<string, DtoProperty>;
+  /** Lower-cased name -> canonical name: request property names are case-insensitive (DECISIONS §1). */
+  readonly byLowerName: ReadonlyMap<string, string>;
+}
+
+export interface Contract {
+  readonly document: Readonly<Record<string, unknown>>;
+  readonly operations: ReadonlyMap<string, OperationContract>;
+}
+
+type Json = Record<string, unknown>;
+const methods = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
+
+export function loadContract(file = new URL('../../../generated/openapi.json', import.meta.url)): Contract {
+  const document = JSON.parse(fs.readFileSync(file, 'utf8')) as Json;
+  return fromDocument(document);
+}
+
+export function fromDocument(document: Json): Contract {
+  const deref = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(deref);
+    if (node === null || typeof node !== 'object') return node;
+    const ref = (node as Json)['$ref'];
+    if (typeof ref === 'string') return deref(resolvePointer(document, ref));
+    return Object.fromEntries(Object.entries(node as Json).map(([k, v]) => [k, deref(v)]));
+  };
+  const operations = new Map<string, OperationContract>();
+  for (const [path, item] of Object.entries((document['paths'] ?? {}) as Record<string, Json>)) {
+    for (const method of methods) {
+      const op = deref(item[method]) as Json | undefined;
+      if (!op) continue;
+      const operationId = op['operationId'];
+      if (typeof operationId !== 'string') throw new Error(`${method.toUpperCase()} ${path}: operationId missing`);
+      operations.set(operationId, operationContract(operationId, method, path, op, deref(item['parameters'] ?? []) as Json[]));
+    }
+  }
+  return { document, operations };
+}
+
+function operationContract(operationId: string, method: string, path: string, op: Json, shared: Json[]): OperationContract {
+  const properties = new Map<string, DtoProperty>();
+  const add = (name: string, schema: Json, where: 'path' | 'query' | 'body') => {
+    const canonical = where === 'path' ? name[0]!.toLowerCase() + name.slice(1) : name;
+    const prev = properties.get(canonical);
+    properties.set(canonical, {
+      name: canonical,
+      type: typeOf(schema, `${operationId}.${name}`),
+      items: typeOf(schema, '') === 'array' ? typeOf((schema['items'] ?? {}) as Json, `${operationId}.${name}[]`) : undefined,
+      inQuery: (prev?.inQuery ?? false) || where === 'query',
+      inPath: (prev?.inPath ?? false) || where === 'path',
+      schema: prev?.schema ?? schema,
+    });
+  };
+  for (const p of [...shared, ...((op['parameters'] ?? []) as Json[])]) {
+    const where = p['in'];
+    if (where === 'path' || where === 'query') add(String(p['name']), (p['schema'] ?? {}) as Json, where);
+  }
+  const content = ((op['requestBody'] as Json | undefined)?.['content'] ?? {}) as Record<string, Json>;
+  const bodySchema = (content['application/json']?.['schema'] ?? undefined) as Json | undefined;
+  for (const [name, schema] of Object.entries((bodySchema?.['properties'] ?? {}) as Record<string, Json>)) add(name, schema, 'body');
+
+  const roles = op['x-roles'];
+  const isPublic = op['x-public'] === true;
+  if (isPublic === Array.isArray(roles)) {
+    // Fail closed (STYLE §10): an operation must say who may call it, exactly once.
+    throw new Error(`${operationId}: declare exactly one of x-public: true or x-roles: [...]`);
+  }
+  return {
+    operationId,
+    method,
+    path,
+    access: isPublic ? { kind: 'public' } : { kind: 'roles', roles: roles as string[] },
+    csv: op['x-csv'] === true,
+    acceptsBody: bodySchema !== undefined,
+    validatedByHandler: op['x-validated-by-handler'] === true,
+    properties,
+    byLowerName: new Map([...properties.keys()].map((k) => [k.toLowerCase(), k])),
+  };
+}
+
+function typeOf(schema: Json, where: string): ValueType {
+  const t = schema['type'];
+  const types = (Array.isArray(t) ? t : [t]).filter((x) => x !== 'null');
+  const type = types[0];
+  if (type === undefined && where === '') return 'string';
+  if (typeof type !== 'string' || !['integer', 'number', 'string', 'boolean', 'array', 'object'].includes(type)) {
+    throw new Error(`${where}: unsupported schema type ${JSON.stringify(t)}`);
+  }
+  return type as ValueType;
+}
+
+function resolvePointer(document: Json, ref: string): unknown {
+  if (!ref.startsWith('#/')) throw new Error(`only local $refs are supported, got ${ref}`);
+  return ref.slice(2).split('/').reduce<unknown>((node, key) => (node as Json)[key.replace(/~1/g, '/').replace(/~0/g, '~')], document);
+}

@@ -1,0 +1,26 @@
+// Writes a query's results as RFC 4180 CSV (DECISIONS §2): header row of PascalCase
+// field names, CRLF line ends, quoting where needed, booleans true/false, nulls empty.
+// String cells that a spreadsheet would run as a formula get a leading apostrophe
+// (OWASP "CSV injection"); number cells never do, so -5 stays a number.
+import type { CsvTable } from './operation.js';
+
+const formulaStart = /^[=+\-@\t\r]/;
+
+export function toCsv(table: CsvTable): string {
+  const lines = [table.columns.map((c) => quote(c.name)).join(',')];
+  for (const row of table.rows) {
+    lines.push(table.properties.map((p, i) => cell(row[p], table.columns[i]!.family)).join(','));
+  }
+  return lines.join('\r\n') + '\r\n';
+}
+
+function cell(value: unknown, family: 'integer' | 'string' | 'boolean'): string {
+  if (value === null || value === undefined) return '';
+  if (family !== 'string') return String(value);
+  const text = String(value);
+  return quote(formulaStart.test(text) ? `'${text}` : text);
+}
+
+function quote(text: string): string {
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}

@@ -1,0 +1,31 @@
+// Everything the engine needs besides the DTO and the database, resolved once: the
+// operator table and limits from the catalog, and the paging/timeout settings.
+import type { Config } from '../config.js';
+import type { OperatorSpec, QueryLimits } from './catalog-types.js';
+
+export interface EngineContext {
+  readonly operators: readonly OperatorSpec[];
+  readonly limits: QueryLimits;
+  readonly defaultTake: number;
+  readonly maxTake: number;
+  readonly includeTotal: boolean;
+  readonly queryTimeoutMs: number;
+  /** At most this many Include items (DECISIONS §7). */
+  readonly includeMaxItems: number;
+}
+
+export function engineContext(
+  config: Pick<Config, 'defaultTake' | 'maxTake' | 'includeTotal' | 'queryTimeoutMs'>,
+  operators: readonly OperatorSpec[],
+  limits: QueryLimits,
+): EngineContext {
+  return Object.freeze({
+    operators,
+    limits,
+    defaultTake: config.defaultTake,
+    maxTake: config.maxTake,
+    includeTotal: config.includeTotal,
+    queryTimeoutMs: config.queryTimeoutMs,
+    includeMaxItems: 20,
+  });
+}

@@ -1,0 +1,47 @@
+// Stage 4 of the engine: runs the rendered queries (page, summary, picks) and shapes
+// the response: {offset, total?, results, meta?}. Driver failures come back as a
+// Result, translated by query-errors.ts; nothing is thrown out of here.
+import type { Knex } from 'knex';
+import { fail, ok, type Result } from '../errors/api-error.js';
+import type { EngineContext } from './engine-context.js';
+import { metaFormatters, recordOf } from './format-values.js';
+import type { QueryPlan } from './plan-types.js';
+import { translateDbError } from './query-errors.js';
+import type { RenderedQuery } from './render.js';
+
+export interface QueryResponse {
+  readonly offset: number;
+  readonly total?: number;
+  readonly results: readonly Record<string, unknown>[];
+  readonly meta?: Readonly<Record<string, string>>;
+}
+
+type Row = Record<string, unknown>;
+
+export async function execute(rendered: RenderedQuery, plan: QueryPlan, ctx: EngineContext): Promise<Result<QueryResponse>> {
+  const run = (q: Knex.QueryBuilder | undefined): Promise<Row[]> =>
+    q ? (rendered.dialect.withTimeout(q, ctx.queryTimeoutMs) as unknown as Promise<Row[]>) : Promise.resolve([]);
+  try {
+    // Independent statements: on MySQL they run on pooled connections side by side.
+    const [rows, summaryRows, ...picks] = await Promise.all([
+      run(rendered.page),
+      run(rendered.summary),
+      ...rendered.aggregates.map((a) => (a.source.kind === 'pick' ? run(a.source.query) : Promise.resolve([]))),
+    ]);
+    const summary = summaryRows?.[0] ?? {};
+    const meta: Record<string, string> = {};
+    rendered.aggregates.forEach(({ aggregate, source }, i) => {
+      const values = source.kind === 'summary' ? source.aliases.map((a) => summary[a]) : [picks[i]?.[0]?.[source.column]];
+      const text = metaFormatters[aggregate.fn](values, aggregate.field);
+      if (text !== undefined) meta[aggregate.key] = text;
+    });
+    return ok({
+      offset: plan.paging.skip,
+      ...(plan.total ? { total: Number(summary['total'] ?? 0) } : {}),
+      results: (rows ?? []).map((r) => recordOf(r, plan.projection)),
+      ...(Object.keys(meta).length > 0 ? { meta } : {}),
+    });
+  } catch (err) {
+    return fail(translateDbError(err));
+  }
+}

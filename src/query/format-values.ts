@@ -1,0 +1,57 @@
+// Database values -> response values. Drivers differ (mysql2 gives BIGINT and DECIMAL as
+// strings with bigNumberStrings, TINYINT(1) as 0/1; better-sqlite3 gives numbers), so
+// each family is normalised here: records get numbers and true/false, meta gets strings.
+import type { Family, FieldSpec } from './catalog-types.js';
+import type { AggregateFn } from './plan-types.js';
+
+const toBigInt = (v: unknown): bigint => (typeof v === 'bigint' ? v : BigInt(typeof v === 'number' ? Math.trunc(v) : String(v)));
+
+const recordValue: Record<Family, (v: unknown) => unknown> = {
+  integer: (v) => Number(v),
+  string: (v) => String(v),
+  boolean: (v) => Number(v) !== 0,
+};
+
+/** A row -> a record with camelCase properties; NULL columns are left out (DECISIONS §1). */
+export function recordOf(row: Readonly<Record<string, unknown>>, projection: readonly FieldSpec[]): Record<string, unknown> {
+  const record: Record<string, unknown> = {};
+  for (const f of projection) {
+    const v = row[f.column];
+    if (v !== null && v !== undefined) record[f.property] = recordValue[f.family](v);
+  }
+  return record;
+}
+
+const metaValue: Record<Family, (v: unknown) => string> = {
+  integer: (v) => toBigInt(v).toString(),
+  string: (v) => String(v),
+  boolean: (v) => (Number(v) !== 0 ? 'true' : 'false'),
+};
+
+const present = (v: unknown): boolean => v !== null && v !== undefined;
+
+/** sum / count rounded half away from zero to 4 decimals, trailing zeros dropped: 25/2 -> "12.5". */
+export function formatAverage(sum: bigint, count: bigint): string {
+  const negative = sum < 0n;
+  const scaled = ((negative ? -sum : sum) * 20000n + count) / (2n * count);
+  const fraction = (scaled % 10000n).toString().padStart(4, '0').replace(/0+$/, '');
+  const text = `${scaled / 10000n}${fraction ? `.${fraction}` : ''}`;
+  return negative && scaled !== 0n ? `-${text}` : text;
+}
+
+type MetaFormatter = (values: readonly unknown[], field: FieldSpec | undefined) => string | undefined;
+
+const asField: MetaFormatter = ([v], field) => (present(v) ? metaValue[field?.family ?? 'integer'](v) : undefined);
+const asCount: MetaFormatter = ([v]) => toBigInt(v ?? 0).toString();
+
+/** The meta string of each aggregate from the values its SQL produced; undefined leaves the key out. */
+export const metaFormatters: Record<AggregateFn, MetaFormatter> = {
+  count: asCount,
+  countDistinct: asCount,
+  min: asField,
+  max: asField,
+  first: asField,
+  last: asField,
+  sum: asField,
+  avg: ([sum, count]) => (present(sum) && present(count) && toBigInt(count) > 0n ? formatAverage(toBigInt(sum), toBigInt(count)) : undefined),
+};

@@ -1,0 +1,63 @@
+// Planner passes: ORDER BY terms and the projection (Fields). Names are matched
+// case-insensitively; an unknown one is refused (DECISIONS §7, unlike ServiceStack).
+import { collect, ok, type Result } from '../errors/api-error.js';
+import type { FieldSpec, QueryDtoSpec } from './catalog-types.js';
+import type { EngineContext } from './engine-context.js';
+import type { OrderTerm } from './plan-types.js';
+import { commaList, invalid } from './plan-values.js';
+import type { QueryRequest } from './request.js';
+
+export function fieldByName(dto: QueryDtoSpec, name: string): FieldSpec | undefined {
+  const lower = name.toLowerCase();
+  return dto.fields.find((f) => f.name.toLowerCase() === lower);
+}
+
+type Term = { readonly field: FieldSpec; readonly desc: boolean };
+
+/** One parameter's terms; `descByDefault` is true for OrderByDesc, where `-` flips to ascending. */
+function terms(dto: QueryDtoSpec, raw: unknown, name: string, descByDefault: boolean, ctx: EngineContext): Result<Term[]> {
+  if (raw === undefined) return ok([]);
+  const list = commaList(raw, name, ctx.limits);
+  if (!list.ok) return list;
+  return collect(
+    list.value.map((item): Result<Term> => {
+      const flipped = item.startsWith('-');
+      const fieldName = flipped ? item.slice(1).trim() : item;
+      const field = fieldByName(dto, fieldName);
+      if (!field) return invalid('InvalidValue', name, `'${name}' names an unknown field '${fieldName}'`);
+      return ok({ field, desc: descByDefault !== flipped });
+    }),
+  );
+}
+
+/** OrderBy terms, then OrderByDesc terms; a field named again is ignored; the key closes the order. */
+export function planOrder(request: QueryRequest, dto: QueryDtoSpec, ctx: EngineContext): Result<OrderTerm[]> {
+  const both = collect([
+    terms(dto, request.shaping.orderBy?.value, 'OrderBy', false, ctx),
+    terms(dto, request.shaping.orderByDesc?.value, 'OrderByDesc', true, ctx),
+  ]);
+  if (!both.ok) return both;
+  const key = dto.fields.find((f) => f.name === dto.primaryKey) ?? dto.fields[0]!;
+  const order: OrderTerm[] = [];
+  for (const t of [...both.value.flat(), { field: key, desc: false }]) {
+    if (!order.some((o) => o.field === t.field)) order.push(Object.freeze({ kind: 'order', field: t.field, desc: t.desc }));
+  }
+  return ok(order);
+}
+
+/** The selected fields: Fields order, duplicates dropped; all fields in spec order when absent or empty. */
+export function planProjection(request: QueryRequest, dto: QueryDtoSpec, ctx: EngineContext): Result<FieldSpec[]> {
+  const raw = request.shaping.fields;
+  if (raw === undefined) return ok([...dto.fields]);
+  const list = commaList(raw.value, 'Fields', ctx.limits);
+  if (!list.ok) return list;
+  const resolved = collect(
+    list.value.map((name): Result<FieldSpec> => {
+      const field = fieldByName(dto, name);
+      return field ? ok(field) : invalid('InvalidValue', 'Fields', `'Fields' names an unknown field '${name}'`);
+    }),
+  );
+  if (!resolved.ok) return resolved;
+  const unique = [...new Set(resolved.value)];
+  return ok(unique.length > 0 ? unique : [...dto.fields]);
+}

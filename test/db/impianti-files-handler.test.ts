@@ -1,0 +1,96 @@
+// GetImpiantoFilesRequest called directly on each engine: the response body, NotFound,
+// the id guard, and that no storage path ever reaches the body.
+import { expect } from 'chai';
+import { pino } from 'pino';
+import { loadConfig } from '../../src/config.js';
+import { ApiError } from '../../src/errors/api-error.js';
+import { createImpiantiHandlers } from '../../src/handlers/impianti-files.js';
+import type { OperationRequest } from '../../src/http/operation.js';
+import { insertImpiantoFiles, type NewImpiantoFile } from '../../src/impianti/impianto-file-writer.js';
+import { createTestDb, type TestDb } from '../support/db.js';
+import { forEachDialect } from '../support/dialects.js';
+
+const created = new Date('2026-11-20T10:15:30.000Z');
+const updated = new Date('2026-11-21T08:00:00.250Z');
+const secret = (id: number) => `segreto/percorso-${id}.bin`;
+const node = (id: number, nome: string, isFolder: boolean, folderId: number | null, impiantoId: number): NewImpiantoFile =>
+  ({ id, nome, isFolder, folderId, impiantoId, dataCreazione: created, dataAggiornamento: updated, percorsoStorage: secret(id) });
+
+// The handler reads only the DTO; the cast keeps this test independent of edge-only fields.
+const request = (impiantoId: unknown): OperationRequest => ({
+  operationId: 'GetImpiantoFilesRequest', dto: { impiantoId }, format: 'json', clientIp: '127.0.0.1',
+  principal: { userId: '1', sessionId: 's', userName: 'tecnico', roles: ['ApiUser'] },
+} satisfies Partial<OperationRequest> as OperationRequest);
+
+forEachDialect('impianti files handler', (dialect) => {
+  let t: TestDb;
+  let handle: (impiantoId: unknown) => Promise<unknown>;
+  before(async () => {
+    t = await createTestDb(dialect);
+    await t.db('impianto').insert([1, 2, 3].map((id) => ({ id, nome: `Impianto ${id}` })));
+    await insertImpiantoFiles(t.db, [
+      node(1, 'Documentazione', true, null, 1), node(2, 'Manutenzione', true, 1, 1),
+      node(3, 'Dichiarazione di conformità.pdf', false, 1, 1), node(4, 'Rapporto 2025.pdf', false, 2, 1),
+      node(5, 'Scheda impianto.pdf', false, null, 2),
+    ]);
+    const deps = { config: loadConfig({}), db: t.db, clock: () => created, logger: pino({ level: 'silent' }) };
+    const handlers = createImpiantiHandlers(deps);
+    handle = async (id) => (await handlers.GetImpiantoFilesRequest(request(id))).body;
+  });
+  after(() => t.drop());
+
+  const dates = { dataCreazione: '2026-11-20T10:15:30.000Z', dataAggiornamento: '2026-11-21T08:00:00.250Z' };
+
+  it('returns the root folder and its direct children, the root without folderId', async () => {
+    expect(await handle(1)).to.deep.equal({
+      rootFile: { id: 1, nome: 'Documentazione', isFolder: true, ...dates, impiantoId: 1 },
+      contents: [
+        { id: 2, nome: 'Manutenzione', isFolder: true, folderId: 1, ...dates, impiantoId: 1 },
+        { id: 3, nome: 'Dichiarazione di conformità.pdf', isFolder: false, folderId: 1, ...dates, impiantoId: 1 },
+      ],
+    });
+  });
+
+  it('returns a file root with empty contents', async () => {
+    expect(await handle(2)).to.deep.equal({ rootFile: { id: 5, nome: 'Scheda impianto.pdf', isFolder: false, ...dates, impiantoId: 2 }, contents: [] });
+  });
+
+  it('returns only empty contents for an impianto without files', async () => {
+    expect(await handle(3)).to.deep.equal({ contents: [] });
+  });
+
+  it('never puts a storage path in the body', async () => {
+    const text = JSON.stringify([await handle(1), await handle(2)]);
+    for (const id of [1, 2, 3, 4, 5]) expect(text).to.not.include(secret(id));
+    expect(text).to.not.match(/percorso/i);
+  });
+
+  it('throws NotFound for an unknown impianto', async () => {
+    const error = await handle(404).then(() => undefined, (e: unknown) => e);
+    expect(error).to.be.instanceOf(ApiError).and.to.include({ code: 'NotFound', status: 404, message: 'Impianto 404 not found' });
+  });
+
+  it('turns a driver failure into a generic ApiError, without SQL or driver text', async () => {
+    const bare = await createTestDb(dialect, { migrate: false });
+    try {
+      const deps = { config: loadConfig({}), db: bare.db, clock: () => created, logger: pino({ level: 'silent' }) };
+      const error = await createImpiantiHandlers(deps).GetImpiantoFilesRequest(request(1)).then(() => undefined, (e: unknown) => e);
+      expect(error).to.be.instanceOf(ApiError).and.to.include({ code: 'InternalServerError', status: 500 });
+      expect((error as ApiError).message).to.not.match(/impianto|select|table/i);
+    } finally {
+      await bare.drop();
+    }
+  });
+
+  const badIds: Array<[string, unknown, string]> = [
+    ['zero', 0, 'InvalidValue'], ['a negative id', -3, 'InvalidValue'], ['a fraction', 1.5, 'InvalidType'],
+    ['an id over int32', 2 ** 31, 'InvalidType'], ['a string', '1', 'InvalidType'], ['a missing id', undefined, 'InvalidType'],
+  ];
+  for (const [name, id, code] of badIds) {
+    it(`refuses ${name} with a 400 naming ImpiantoId`, async () => {
+      const error = await handle(id).then(() => undefined, (e: unknown) => e);
+      expect(error).to.be.instanceOf(ApiError).and.to.include({ code, status: 400 });
+      expect((error as ApiError).errors.map((e) => e.fieldName)).to.deep.equal(['ImpiantoId']);
+    });
+  }
+});

@@ -1,0 +1,140 @@
+// Register over HTTP on the real app: the 200 body, case-insensitive 409s, the race of
+// 20 registrations of one name, sign-in after every 200, rate limit and hash bound.
+import { expect } from 'chai';
+import fc from 'fast-check';
+import type { Dialect } from '../../src/db/dialect.js';
+import { forEachDialect } from '../support/dialects.js';
+import { startServer, type TestServer } from '../support/server.js';
+
+forEachDialect('auth Register over HTTP', (dialect: Dialect) => {
+  let s: TestServer;
+  before(async () => { s = await startServer({ dialect }); });
+  after(() => s.close());
+  const register = (json: Record<string, unknown>, path = '/register') => s.request('POST', path, { json });
+
+  it('answers userId, userName and referrerUrl; a session and tokens only with autoLogin', async () => {
+    const plain = await register({ userName: 'Anna.Bianchi', password: 'correct-horse', errorView: '/err' }, '/register?continue=/benvenuto');
+    expect(plain.status).to.equal(200);
+    expect(plain.body).to.deep.equal({ userId: plain.body.userId, userName: 'Anna.Bianchi', referrerUrl: '/benvenuto' });
+    expect(plain.body.userId).to.be.a('string');
+    const sessions = await s.db('auth_session').count({ n: '*' });
+    expect(Number(sessions[0]!['n'])).to.equal(0);
+
+    const auto = await s.request('PUT', '/register', { json: { userName: 'carlo', password: 'correct-horse', autoLogin: true } });
+    expect(auto.status).to.equal(200);
+    expect(auto.body).to.have.keys('userId', 'userName', 'sessionId', 'bearerToken', 'refreshToken');
+  });
+
+  it('omits userName for an e-mail-only user, who then signs in with the e-mail', async () => {
+    const r = await s.request('POST', '/register', { form: { email: 'Solo@Example.it', password: 'correct-horse' } });
+    expect(r.status).to.equal(200);
+    expect(r.body).to.have.keys('userId');
+    expect((await s.request('POST', '/auth/credentials', { json: { userName: 'solo@example.it', password: 'correct-horse' } })).status).to.equal(200);
+  });
+
+  const conflicts: Array<[string, Record<string, unknown>, string]> = [
+    ['the user name in another case', { userName: 'ANNA.BIANCHI', password: 'correct-horse' }, 'UserName'],
+    ['the e-mail in another case', { userName: 'someone', email: 'SOLO@example.IT', password: 'correct-horse' }, 'Email'],
+  ];
+  for (const [name, json, field] of conflicts) {
+    it(`answers 409 AlreadyExists naming ${field} for ${name}`, async () => {
+      const r = await register(json);
+      expect(r.status).to.equal(409);
+      expect(r.body.responseStatus.errorCode).to.equal('AlreadyExists');
+      expect(r.body.responseStatus.errors).to.deep.equal([{ errorCode: 'AlreadyExists', fieldName: field, message: `${field} already exists` }]);
+    });
+  }
+
+  it('lists every broken rule at once, first one on top', async () => {
+    const r = await register({ userName: 'x', email: 'bad', password: 'short', confirmPassword: 'other' }, '/register?continue=https://evil.example');
+    expect(r.status).to.equal(400);
+    expect(r.body.responseStatus.errorCode).to.equal('InvalidUserName');
+    expect(r.body.responseStatus.errors.map((e: { fieldName: string }) => e.fieldName)).to.deep.equal(['UserName', 'Email', 'Password', 'ConfirmPassword', 'Continue']);
+    expect(r.text).not.to.include('short');
+  });
+
+  it('refuses a password in the query string', async () => {
+    const r = await s.request('POST', '/register?password=correct-horse', { json: { userName: 'querypw' } });
+    expect(r.status).to.equal(400);
+    expect(r.body.responseStatus.errors.some((e: { fieldName: string }) => e.fieldName === 'Password')).to.equal(true);
+  });
+
+  it('of 20 concurrent registrations of one name, exactly one succeeds and 19 get 409', async () => {
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => register({ userName: i % 2 ? 'Racer' : 'racer', password: `racer-password-${i}` })));
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((x) => x === 200)).to.have.length(1);
+    expect(statuses.filter((x) => x === 409)).to.have.length(19);
+    const winner = results.findIndex((r) => r.status === 200);
+    const signIn = await s.request('POST', '/auth/credentials', { json: { userName: 'RACER', password: `racer-password-${winner}` } });
+    expect(signIn.status).to.equal(200);
+  });
+
+  it('every 200 from Register means the user can sign in with what was sent', async () => {
+    const userName = fc.stringMatching(/^[A-Za-z0-9]([._-]?[A-Za-z0-9]){2,17}$/);
+    const password = fc.string({ unit: 'grapheme', minLength: 8, maxLength: 40 }).filter((p) => [...p].length >= 8 && [...p].length <= 256);
+    await fc.assert(
+      fc.asyncProperty(userName, password, fc.boolean(), async (name, pw, byEmail) => {
+        const email = `${name.replace(/[._-]/g, '')}@example.it`;
+        const r = await register({ ...(byEmail ? { email } : { userName: name }), password: pw });
+        if (r.status !== 200) return r.status === 409;
+        const login = await s.request('POST', '/auth/credentials', { json: { userName: byEmail ? email.toUpperCase() : name.toLowerCase(), password: pw } });
+        return login.status === 200;
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  it('never writes a password or a hash to a response or a log line', async () => {
+    const pw = 'very-distinct-password-42';
+    const r = await register({ userName: 'logcheck', password: pw, confirmPassword: pw, autoLogin: true });
+    const bad = await s.request('POST', '/auth/credentials', { json: { userName: 'logcheck', password: `${pw}!` } });
+    const logs = s.logs().join('\n');
+    for (const text of [r.text, bad.text, logs]) {
+      expect(text).not.to.include(pw);
+      expect(text).not.to.include('c2NyeXB0');
+    }
+  });
+});
+
+forEachDialect('auth Register limits over HTTP', (dialect: Dialect) => {
+  it('answers 429 with Retry-After past RATE_LIMIT_REGISTER_PER_MIN', async () => {
+    const s = await startServer({ dialect, env: { RATE_LIMIT_REGISTER_PER_MIN: '2' } });
+    try {
+      const statuses = [];
+      for (let i = 0; i < 3; i++) statuses.push(await s.request('POST', '/register', { json: { userName: `rl${i}xx`, password: 'correct-horse' } }));
+      expect(statuses.map((r) => r.status)).to.deep.equal([200, 200, 429]);
+      expect(statuses[2]!.body.responseStatus.errorCode).to.equal('TooManyRequests');
+      expect(Number(statuses[2]!.headers.get('retry-after'))).to.be.within(1, 60);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('answers 503 with Retry-After when the hash queue is full, and 200 to those admitted', async () => {
+    const s = await startServer({ dialect, env: { HASH_CONCURRENCY: '1', HASH_QUEUE: '1', SCRYPT_LOG_N: '13' } });
+    try {
+      const results = await Promise.all(Array.from({ length: 6 }, (_, i) => s.request('POST', '/register', { json: { userName: `busy${i}`, password: 'correct-horse' } })));
+      const statuses = results.map((r) => r.status).sort();
+      expect(statuses.filter((x) => x === 200).length).to.be.at.least(2);
+      const refused = results.filter((r) => r.status === 503);
+      expect(refused.length).to.be.at.least(1);
+      expect(refused[0]!.body.responseStatus.errorCode).to.equal('ServiceUnavailable');
+      expect(refused[0]!.headers.get('retry-after')).to.equal('1');
+      expect(statuses.every((x) => x === 200 || x === 503)).to.equal(true);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('with the default hash bound, 20 concurrent registrations are all 200 or 409', async () => {
+    const s = await startServer({ dialect, env: { SCRYPT_LOG_N: '12' } });
+    try {
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => s.request('POST', '/register', { json: { userName: `crowd${i % 5}`, password: 'correct-horse' } })));
+      const statuses = results.map((r) => r.status);
+      expect(statuses.filter((x) => x === 200)).to.have.length(5);
+      expect(statuses.filter((x) => x === 409)).to.have.length(15);
+    } finally {
+      await s.close();
+    }
+  });
+});

@@ -1,0 +1,56 @@
+// A fresh, migrated database per suite: a temporary SQLite file, or a uniquely named
+// MySQL database on the test server. Suites never share state, so order doesn't matter.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import knex, { type Knex } from 'knex';
+import { connect } from '../../src/db/connect.js';
+import type { Dialect } from '../../src/db/dialect.js';
+import { migrate } from '../../src/db/migrate.js';
+import { mysqlTestUrl } from './dialects.js';
+
+export interface TestDb {
+  readonly db: Knex;
+  readonly dialect: Dialect;
+  /** What DATABASE_URL / SQLITE_FILE would be to reach this database. */
+  readonly databaseUrl: string | undefined;
+  readonly sqliteFile: string | undefined;
+  drop(): Promise<void>;
+}
+
+let counter = 0;
+
+export async function createTestDb(dialect: Dialect, options: { migrate?: boolean } = {}): Promise<TestDb> {
+  const tag = `${process.pid}_${Date.now().toString(36)}_${counter++}`;
+  if (dialect === 'sqlite') {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'impianti-test-'));
+    const sqliteFile = path.join(dir, 'test.sqlite');
+    const db = connect({ sqliteFile });
+    if (options.migrate !== false) await migrate(db);
+    return {
+      db, dialect, databaseUrl: undefined, sqliteFile,
+      drop: async () => { await db.destroy(); fs.rmSync(dir, { recursive: true, force: true }); },
+    };
+  }
+  const name = `impianti_t_${tag}`;
+  const admin = connect({ databaseUrl: mysqlTestUrl, poolMax: 1 });
+  await admin.raw('CREATE DATABASE ?? CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci', [name]);
+  await admin.destroy();
+  const url = new URL(mysqlTestUrl);
+  url.pathname = `/${name}`;
+  const databaseUrl = url.toString();
+  const db = connect({ databaseUrl });
+  if (options.migrate !== false) await migrate(db);
+  return {
+    db, dialect, databaseUrl, sqliteFile: undefined,
+    drop: async () => {
+      await db.destroy();
+      const cleanup = connect({ databaseUrl: mysqlTestUrl, poolMax: 1 });
+      await cleanup.raw('DROP DATABASE IF EXISTS ??', [name]);
+      await cleanup.destroy();
+    },
+  };
+}
+
+export type { Knex };
+export { knex };

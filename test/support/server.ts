@@ -1,0 +1,107 @@
+// Runs the real app on 127.0.0.1 with a fresh database of the given dialect, and gives
+// tests a small HTTP client. Scrypt runs at a cheap cost and rate limits are off unless
+// a test's env says otherwise.
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { createApp } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import type { Dialect } from '../../src/db/dialect.js';
+import { createModules, type Modules } from '../../src/handlers/index.js';
+import { loadContract, type Contract } from '../../src/http/contract.js';
+import { createTestDb, type Knex } from './db.js';
+
+export interface TestResponse {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
+  /** Parsed JSON when the body is JSON, else undefined. */
+  readonly body: any;
+}
+
+export interface RequestOptions {
+  readonly json?: unknown;
+  readonly form?: Record<string, string> | string;
+  /** Sent as-is (with headers['content-type'] if given). */
+  readonly body?: string | Buffer;
+  readonly headers?: Record<string, string>;
+  readonly token?: string;
+}
+
+export interface TestServer {
+  readonly baseUrl: string;
+  readonly db: Knex;
+  readonly dialect: Dialect;
+  readonly config: Config;
+  readonly modules: Modules;
+  request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
+  tokenFor(roles: readonly string[]): Promise<string>;
+  /** The JSON log lines written so far. */
+  logs(): string[];
+  close(): Promise<void>;
+}
+
+export const testEnv: Readonly<Record<string, string>> = {
+  JWT_SECRET: 'test-secret-that-is-at-least-32-bytes-long!',
+  SCRYPT_LOG_N: '4',
+  RATE_LIMIT_REGISTER_PER_MIN: '0',
+  RATE_LIMIT_LOGIN_FAILURES_PER_MIN: '0',
+  LOG_LEVEL: 'info',
+};
+
+let contract: Contract | undefined;
+let principals = 0;
+
+export async function startServer(options: { dialect: Dialect; env?: Record<string, string>; clock?: () => Date }): Promise<TestServer> {
+  const testDb = await createTestDb(options.dialect);
+  const config = loadConfig({ ...testEnv, ...options.env });
+  const lines: string[] = [];
+  const sink = new Writable({ write(chunk, _enc, done) { lines.push(...String(chunk).split('\n').filter(Boolean)); done(); } });
+  const logger = pino({ level: config.logLevel }, sink);
+  const deps = { config, db: testDb.db, clock: options.clock ?? (() => new Date()), logger };
+  const modules = createModules(deps);
+  await modules.start();
+  contract ??= loadContract();
+  const app = await createApp(deps, contract, modules);
+  const server: Server = await new Promise((resolve) => { const s = app.listen(0, '127.0.0.1', () => resolve(s)); });
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  return {
+    baseUrl,
+    db: testDb.db,
+    dialect: options.dialect,
+    config,
+    modules,
+    async request(method, path, o = {}) {
+      const headers: Record<string, string> = { ...o.headers };
+      let body: string | Buffer | undefined = o.body;
+      if (o.json !== undefined) {
+        body = JSON.stringify(o.json);
+        headers['content-type'] ??= 'application/json';
+      } else if (o.form !== undefined) {
+        body = typeof o.form === 'string' ? o.form : new URLSearchParams(o.form).toString();
+        headers['content-type'] ??= 'application/x-www-form-urlencoded';
+      }
+      if (o.token !== undefined) headers['authorization'] = `Bearer ${o.token}`;
+      const res = await fetch(baseUrl + path, { method, headers, body: body as RequestInit['body'] });
+      const text = await res.text();
+      let parsed: unknown;
+      if ((res.headers.get('content-type') ?? '').includes('json') && text) {
+        try { parsed = JSON.parse(text); } catch { parsed = undefined; }
+      }
+      return { status: res.status, headers: res.headers, text, body: parsed };
+    },
+    async tokenFor(roles) {
+      const n = ++principals;
+      return modules.accounts.issueAccessToken({ userId: String(900000 + n), sessionId: `test-session-${n}`, userName: `tester${n}`, roles });
+    },
+    logs: () => [...lines],
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await modules.close();
+      await testDb.drop();
+    },
+  };
+}

@@ -1,0 +1,84 @@
+// Every Register rule of DECISIONS §5, its error code and field, table-driven; and that
+// all broken rules are reported at once.
+import { expect } from 'chai';
+import { registerInput } from '../../src/auth/register-input.js';
+
+const valid = { userName: 'mario.rossi', password: 'correct-horse' };
+type Case = [string, Record<string, unknown>, Array<[code: string, field: string]>];
+
+const cases: Case[] = [
+  ['neither user name nor e-mail', { password: 'correct-horse' }, [['NotEmpty', 'UserName']]],
+  ['empty user name and e-mail', { userName: '', email: '', password: 'correct-horse' }, [['NotEmpty', 'UserName']]],
+  ['user name too short', { ...valid, userName: 'ab' }, [['InvalidUserName', 'UserName']]],
+  ['user name too long', { ...valid, userName: 'a'.repeat(37) }, [['InvalidUserName', 'UserName']]],
+  ['user name with two separators', { ...valid, userName: 'mario..rossi' }, [['InvalidUserName', 'UserName']]],
+  ['user name starting with a separator', { ...valid, userName: '.mario' }, [['InvalidUserName', 'UserName']]],
+  ['user name with a space', { ...valid, userName: 'mario rossi' }, [['InvalidUserName', 'UserName']]],
+  ['user name with an @', { ...valid, userName: 'mario@rossi' }, [['InvalidUserName', 'UserName']]],
+  ['user name with an accent', { ...valid, userName: 'niccolò' }, [['InvalidUserName', 'UserName']]],
+  ['e-mail without @', { ...valid, email: 'mario.example.com' }, [['Email', 'Email']]],
+  ['e-mail without domain', { ...valid, email: 'mario@' }, [['Email', 'Email']]],
+  ['e-mail over 254 characters', { ...valid, email: `m@${'a'.repeat(62)}.${'b'.repeat(62)}.${'c'.repeat(62)}.${'d'.repeat(62)}.it` }, [['Email', 'Email']]],
+  ['password missing', { userName: 'mario' }, [['NotEmpty', 'Password']]],
+  ['password empty', { userName: 'mario', password: '' }, [['NotEmpty', 'Password']]],
+  ['password of 7', { userName: 'mario', password: '1234567' }, [['Length', 'Password']]],
+  ['password of 257', { userName: 'mario', password: 'p'.repeat(257) }, [['Length', 'Password']]],
+  ['password of 7 code points in 14 UTF-16 units', { userName: 'mario', password: '😀'.repeat(7) }, [['Length', 'Password']]],
+  ['confirm password differs', { ...valid, confirmPassword: 'correct-horsE' }, [['PasswordsShouldMatch', 'ConfirmPassword']]],
+  ['first name over 100', { ...valid, firstName: 'x'.repeat(101) }, [['Length', 'FirstName']]],
+  ['last name over 100', { ...valid, lastName: 'x'.repeat(101) }, [['Length', 'LastName']]],
+  ['display name over 100', { ...valid, displayName: 'x'.repeat(101) }, [['Length', 'DisplayName']]],
+  ['meta with 21 entries', { ...valid, meta: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`k${i}`, 'v'])) }, [['TooMany', 'Meta']]],
+  ['meta key over 64', { ...valid, meta: { ['k'.repeat(65)]: 'v' } }, [['Length', 'Meta']]],
+  ['meta value over 1024', { ...valid, meta: { k: 'v'.repeat(1025) } }, [['Length', 'Meta']]],
+  ['meta value not a string', { ...valid, meta: { k: 1 } }, [['InvalidType', 'Meta']]],
+  ['continue absolute URL', { ...valid, continue: 'https://evil.example/' }, [['InvalidValue', 'Continue']]],
+  ['continue protocol-relative', { ...valid, continue: '//evil.example/' }, [['InvalidValue', 'Continue']]],
+  ['continue with backslash', { ...valid, continue: '/\\evil.example' }, [['InvalidValue', 'Continue']]],
+  ['continue with a tab', { ...valid, continue: '/\t/evil.example' }, [['InvalidValue', 'Continue']]],
+  ['continue without a leading slash', { ...valid, continue: 'home' }, [['InvalidValue', 'Continue']]],
+  ['user name of the wrong type', { ...valid, userName: 42 }, [['InvalidType', 'UserName'], ['NotEmpty', 'UserName']]],
+  [
+    'everything wrong at once',
+    { userName: 'x', email: 'bad', password: 'short', confirmPassword: 'other', displayName: 'd'.repeat(101), continue: '//x' },
+    [['InvalidUserName', 'UserName'], ['Email', 'Email'], ['Length', 'Password'], ['PasswordsShouldMatch', 'ConfirmPassword'], ['Length', 'DisplayName'], ['InvalidValue', 'Continue']],
+  ],
+];
+
+const accepted: Array<[string, Record<string, unknown>]> = [
+  ['the minimal request', valid],
+  ['e-mail only', { email: 'Mario.Rossi@Example.it', password: 'correct-horse' }],
+  ['3-character and 36-character names', { userName: 'abc', email: 'a@b.it', password: 'p'.repeat(256) }],
+  ['separators between letters', { ...valid, userName: 'm.a_r-i0' }],
+  ['matching confirm password', { ...valid, confirmPassword: 'correct-horse' }],
+  ['100-character names and a full meta', { ...valid, firstName: 'è'.repeat(100), meta: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`${i}`.padEnd(64, 'k'), 'v'.repeat(1024)])) }],
+  ['a relative continue with a query', { ...valid, continue: '/benvenuto?x=1#top' }],
+  ['errorView and autoLogin', { ...valid, errorView: 'ignored', autoLogin: true }],
+];
+
+describe('auth Register rules', () => {
+  for (const [name, dto, want] of cases) {
+    it(`refuses ${name}`, () => {
+      const r = registerInput(dto);
+      expect(r.ok).to.equal(false);
+      if (r.ok) return;
+      expect(r.error.errors.map((e) => [e.errorCode, e.fieldName])).to.deep.equal(want);
+      expect(r.error.status).to.equal(400);
+      expect(r.error.code).to.equal(want[0]![0]);
+      expect(JSON.stringify(r.error.errors)).not.to.include('correct-horse');
+    });
+  }
+  for (const [name, dto] of accepted) {
+    it(`accepts ${name}`, () => {
+      const r = registerInput(dto);
+      expect(r.ok, JSON.stringify(!r.ok && r.error.errors)).to.equal(true);
+    });
+  }
+
+  it('keeps continue as the referrer URL and reads autoLogin strictly', () => {
+    const r = registerInput({ ...valid, continue: '/home', autoLogin: true, meta: { a: 'b' } });
+    expect(r.ok && r.value).to.deep.include({ referrerUrl: '/home', autoLogin: true, meta: { a: 'b' }, userName: 'mario.rossi', email: undefined });
+    const off = registerInput(valid);
+    expect(off.ok && off.value.autoLogin).to.equal(false);
+  });
+});

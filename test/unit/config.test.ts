@@ -1,0 +1,42 @@
+import { expect } from 'chai';
+import { loadConfig, ConfigError } from '../../src/config.js';
+
+describe('config', () => {
+  it('applies the documented defaults', () => {
+    const c = loadConfig({});
+    expect(c.port).to.equal(8080);
+    expect(c.sqliteFile).to.equal('data/impianti.sqlite');
+    expect(c.defaultTake).to.equal(100);
+    expect(c.maxTake).to.equal(1000);
+    expect(c.queryTimeoutMs).to.equal(5000);
+    expect(c.accessTokenTtl).to.equal(900);
+    expect(c.refreshTokenTtl).to.equal(30 * 86400);
+    expect(c.scrypt).to.deep.equal({ logN: 15, r: 8, p: 3 });
+    expect(c.jwt.issuer).to.equal('impianti-api');
+    expect(Object.isFrozen(c)).to.equal(true);
+  });
+
+  const bad: Array<[string, Record<string, string>, RegExp]> = [
+    ['non-numeric port', { PORT: 'eighty' }, /^PORT: must be an integer/],
+    ['port out of range', { PORT: '70000' }, /^PORT: must be between/],
+    ['short JWT secret', { JWT_SECRET: 'short' }, /^JWT_SECRET: must be at least 32 bytes/],
+    ['production without secret', { NODE_ENV: 'production' }, /^JWT_SECRET: is required/],
+    ['unknown algorithm', { JWT_ALGORITHM: 'none' }, /^JWT_ALGORITHM: /],
+    ['RS256 without keys', { JWT_ALGORITHM: 'RS256' }, /^JWT_PRIVATE_KEY_FILE: is required/],
+    ['non-mysql database url', { DATABASE_URL: 'postgres://x' }, /^DATABASE_URL: /],
+    ['unknown default role', { DEFAULT_ROLES: 'Root' }, /^DEFAULT_ROLES: unknown role "Root"/],
+    ['bad boolean', { DEBUG: 'maybe' }, /^DEBUG: must be true or false/],
+    ['bad duration', { ACCESS_TOKEN_TTL: '15 minutes' }, /^ACCESS_TOKEN_TTL: /],
+    ['default take above max', { MAX_TAKE: '50', DEFAULT_TAKE: '60' }, /^DEFAULT_TAKE: must be between 0 and 50/],
+    ['bad log level', { LOG_LEVEL: 'loud' }, /^LOG_LEVEL: /],
+  ];
+  for (const [name, env, message] of bad) {
+    it(`stops on ${name}, naming the variable`, () => {
+      expect(() => loadConfig(env)).to.throw(ConfigError, message);
+    });
+  }
+
+  it('reads durations with units', () => {
+    expect(loadConfig({ ACCESS_TOKEN_TTL: '2m', REFRESH_TOKEN_TTL: '7d' })).to.include({ accessTokenTtl: 120, refreshTokenTtl: 604800 });
+  });
+});

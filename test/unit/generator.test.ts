@@ -1,0 +1,205 @@
+// The contract generator (scripts/generate.mjs): the filter properties and schemas it derives
+// from the operator table, every refusal of a broken input table, and the --check drift gate.
+// The scripts are plain .mjs outside the TypeScript build, so types come from their .d.mts
+// (resolved from test/unit/) and the modules are loaded at run time from dist/test/unit/.
+import { expect } from 'chai';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import YAML from 'yaml';
+import type * as AutoQuery from '../../scripts/lib/autoquery.mjs';
+import type * as CatalogTypesSource from '../../scripts/lib/catalog-types-source.mjs';
+import type * as QueryCatalog from '../../scripts/lib/query-catalog.mjs';
+import type * as QuerySchemas from '../../scripts/lib/query-schemas.mjs';
+import type * as ValidateInputs from '../../scripts/lib/validate-inputs.mjs';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../..');
+const load = <T>(name: string) => import(new URL(`../../../scripts/lib/${name}`, import.meta.url).href) as Promise<T>;
+const { fillAutoQuery } = await load<typeof AutoQuery>('autoquery.mjs');
+const { readCatalogVocabulary } = await load<typeof CatalogTypesSource>('catalog-types-source.mjs');
+const { buildCatalog } = await load<typeof QueryCatalog>('query-catalog.mjs');
+const { requestSchema } = await load<typeof QuerySchemas>('query-schemas.mjs');
+const { validateInputs } = await load<typeof ValidateInputs>('validate-inputs.mjs');
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+const readSpec = (file: string): Json => YAML.parse(fs.readFileSync(path.join(root, 'spec', file), 'utf8'), { merge: true }) as Json;
+const vocabulary = readCatalogVocabulary(fs.readFileSync(path.join(root, 'src/query/catalog-types.ts'), 'utf8'));
+const clone = <T>(v: T): T => structuredClone(v);
+const operatorTable = () => clone(readSpec('query-operators.yaml'));
+const dtoTable = (fields: Json[]) => ({ dtos: [{ operation: 'ProvaQuery', record: 'Prova', table: 'prova', fields }] });
+
+/** The request schema of a one-DTO table, built through the same passes as the generator. */
+function buildRequest(fields: Json[]) {
+  const catalog = buildCatalog(validateInputs(operatorTable(), dtoTable(fields), vocabulary));
+  const dto = catalog.queryDtos[0]!;
+  return { dto, properties: requestSchema(dto, catalog).properties };
+}
+
+const int32 = { type: 'integer', format: 'int32', minimum: -2147483648, maximum: 2147483647 };
+const shaping = ['skip', 'take', 'orderBy', 'orderByDesc', 'include', 'fields', 'meta'];
+
+describe('generator: filter properties from the operator table', () => {
+  const cases: [string, { given: Json[]; want: { filters: string[]; schemas: Record<string, Json> } }][] = [
+    [
+      'integer family: 8 filters, Between is a pair, In is bounded',
+      {
+        given: [{ name: 'OrdineVista', column: 'ordine_vista', family: 'integer', nullable: false }],
+        want: {
+          filters: ['ordineVista', 'ordineVistaGreaterThanOrEqualTo', 'ordineVistaGreaterThan', 'ordineVistaLessThan', 'ordineVistaLessThanOrEqualTo', 'ordineVistaNotEqualTo', 'ordineVistaBetween', 'ordineVistaIn'],
+          schemas: {
+            ordineVista: int32,
+            ordineVistaGreaterThan: int32,
+            ordineVistaBetween: { type: 'array', items: int32, minItems: 2, maxItems: 2 },
+            ordineVistaIn: { type: 'array', items: int32, maxItems: 1000 },
+          },
+        },
+      },
+    ],
+    [
+      'string family: 7 filters, values at most 1000 characters',
+      {
+        given: [{ name: 'Descrizione', column: 'descrizione', family: 'string', nullable: true }],
+        want: {
+          filters: ['descrizione', 'descrizioneStartsWith', 'descrizioneEndsWith', 'descrizioneContains', 'descrizioneLike', 'descrizioneBetween', 'descrizioneIn'],
+          schemas: {
+            descrizioneLike: { type: 'string', maxLength: 1000 },
+            descrizioneBetween: { type: 'array', items: { type: 'string', maxLength: 1000 }, minItems: 2, maxItems: 2 },
+            descrizioneIn: { type: 'array', items: { type: 'string', maxLength: 1000 }, maxItems: 1000 },
+          },
+        },
+      },
+    ],
+    [
+      'boolean family: equality only',
+      {
+        given: [{ name: 'IsDisattiva', column: 'is_disattiva', family: 'boolean', nullable: false }],
+        want: { filters: ['isDisattiva'], schemas: { isDisattiva: { type: 'boolean' } } },
+      },
+    ],
+  ];
+  for (const [name, { given, want }] of cases) {
+    it(name, () => {
+      const { dto, properties } = buildRequest(given);
+      expect(dto.filters.map((f) => f.property)).to.deep.equal(want.filters);
+      expect(Object.keys(properties)).to.deep.equal([...want.filters, ...shaping]);
+      for (const [property, schema] of Object.entries(want.schemas)) {
+        const { description, ...actual } = properties[property]!;
+        expect(actual, property).to.deep.equal(schema);
+        expect(description, property).to.be.a('string');
+      }
+    });
+  }
+
+  it('names filters PascalCase + suffix and takes the first field as the key', () => {
+    const { dto } = buildRequest([
+      { name: 'Id', column: 'id', family: 'integer', nullable: false },
+      { name: 'OrdineVista', column: 'ordine_vista', family: 'integer', nullable: false },
+    ]);
+    expect(dto.primaryKey).to.equal('Id');
+    expect(dto.filters.find((f) => f.property === 'ordineVistaBetween')).to.deep.equal({
+      name: 'OrdineVistaBetween',
+      property: 'ordineVistaBetween',
+      field: 'OrdineVista',
+      operator: 'between',
+    });
+  });
+
+  it('reads operatorKinds from catalog-types.ts', () => {
+    expect(vocabulary.operatorKinds).to.have.length(12).and.include.members(['eq', 'between', 'in']);
+    expect(vocabulary.families).to.deep.equal(['integer', 'string', 'boolean']);
+  });
+});
+
+describe('generator: refuses broken input tables', () => {
+  const field = (over: Json = {}) => ({ name: 'Id', column: 'id', family: 'integer', nullable: false, ...over });
+  const cases: [string, { given: { operators?: (t: Json) => void; fields?: Json[]; dtos?: Json }; want: string }][] = [
+    ['a field of an unknown family', { given: { fields: [field({ family: 'decimal' })] }, want: 'unknown family "decimal"' }],
+    ['an operator of an unknown family', { given: { operators: (t) => t.operators[1].families.push('date') }, want: 'unknown family "date"' }],
+    ['a family catalog-types.ts lacks', { given: { operators: (t) => (t.families.date = { type: 'string' }) }, want: 'family "date" is not a Family' }],
+    ['an operator kind not in operatorKinds', { given: { operators: (t) => (t.operators[1].kind = 'regex') }, want: 'kind is not in operatorKinds' }],
+    ['an operatorKinds entry missing from the table', { given: { operators: (t) => t.operators.pop() }, want: 'lists "in" but the table has no such operator' }],
+    ['a duplicate suffix', { given: { operators: (t) => (t.operators[2].suffix = 'GreaterThanOrEqualTo') }, want: 'duplicate suffix' }],
+    ['an unknown arity', { given: { operators: (t) => (t.operators[0].arity = 'many') }, want: 'arity must be one of' }],
+    ['a missing inMaxItems', { given: { operators: (t) => delete t.limits.inMaxItems }, want: 'limits.inMaxItems' }],
+    ['duplicate field names', { given: { fields: [field(), field({ column: 'id2' })] }, want: 'duplicate field name' }],
+    ['field names equal but for case', { given: { fields: [field(), field({ name: 'ID', column: 'id2' })] }, want: 'duplicate field name' }],
+    ['a duplicate column', { given: { fields: [field(), field({ name: 'Altro' })] }, want: 'duplicate column "id"' }],
+    ['a column that is not snake_case', { given: { fields: [field({ column: 'Id; DROP TABLE x' })] }, want: 'is not snake_case' }],
+    ['a camelCase column', { given: { fields: [field({ column: 'ordineVista' })] }, want: 'is not snake_case' }],
+    ['a table that is not snake_case', { given: { dtos: { dtos: [{ operation: 'ProvaQuery', record: 'Prova', table: 'prova-x', fields: [field()] }] } }, want: 'table "prova-x" is not snake_case' }],
+    ['a field name that is not PascalCase', { given: { fields: [field({ name: 'id' })] }, want: 'name must be PascalCase' }],
+    ['a filter that collides with another field', { given: { fields: [field(), field({ name: 'IdIn', column: 'id_in' })] }, want: 'parameter IdIn collides' }],
+    ['a field named like a paging parameter', { given: { fields: [field(), field({ name: 'Take', column: 'take' })] }, want: 'collides with paging parameter Take' }],
+    ['nullable that is not a boolean', { given: { fields: [field({ nullable: 'no' })] }, want: 'nullable must be true or false' }],
+    ['no fields', { given: { fields: [] }, want: 'fields must be a non-empty list' }],
+  ];
+  for (const [name, { given, want }] of cases) {
+    it(name, () => {
+      const operators = operatorTable();
+      given.operators?.(operators);
+      const dtos = given.dtos ?? dtoTable(given.fields ?? [field()]);
+      expect(() => validateInputs(operators, dtos, vocabulary)).to.throw(want);
+    });
+  }
+
+  const document = (paths: Json, schemas: Json = {}): Json => ({ openapi: '3.0.3', paths, components: { schemas, responses: Object.fromEntries(['BadRequest', 'Unauthorized', 'Forbidden', 'NotFound', 'MethodNotAllowed', 'NotAcceptable', 'PayloadTooLarge', 'UnsupportedMediaType', 'ServiceUnavailable'].map((r) => [r, {}])) } });
+  const catalog = () => buildCatalog(validateInputs(operatorTable(), dtoTable([field()]), vocabulary));
+  const autoCases: [string, { given: Json; want: string }][] = [
+    ['an x-autoquery naming an unknown DTO', { given: document({ '/q': { 'x-autoquery': 'NessunaQuery', get: {} } }), want: 'x-autoquery names unknown DTO "NessunaQuery"' }],
+    ['a DTO no path routes', { given: document({}), want: 'DTO ProvaQuery has no path' }],
+    ['hand-written responses on a generated operation', { given: document({ '/q': { 'x-autoquery': 'ProvaQuery', get: { responses: {} } } }), want: '`responses` is generated' }],
+    ['a hand-written schema the generator owns', { given: document({ '/q': { 'x-autoquery': 'ProvaQuery', get: {} } }, { Prova: {} }), want: 'components.schemas.Prova is generated' }],
+  ];
+  for (const [name, { given, want }] of autoCases) {
+    it(name, () => expect(() => fillAutoQuery(given, catalog())).to.throw(want));
+  }
+});
+
+describe('generator: --check detects drift', () => {
+  const run = (...args: string[]) => spawnSync(process.execPath, [path.join(root, 'scripts/generate.mjs'), ...args], { encoding: 'utf8' });
+
+  it('the committed generated/ is current', () => {
+    const result = run('--check');
+    expect(result.status, result.stderr).to.equal(0);
+  });
+
+  it('fails on a stale copy, naming the files, and passes after regenerating', () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'impianti-generate-'));
+    try {
+      for (const dir of ['spec', 'generated']) fs.cpSync(path.join(root, dir), path.join(tmp, dir), { recursive: true });
+      fs.mkdirSync(path.join(tmp, 'src/query'), { recursive: true });
+      fs.copyFileSync(path.join(root, 'src/query/catalog-types.ts'), path.join(tmp, 'src/query/catalog-types.ts'));
+      expect(run('--check', '--root', tmp).status).to.equal(0);
+
+      // The file ends inside the last DTO's field list, so this adds a field row to it.
+      fs.appendFileSync(path.join(tmp, 'spec/query-dtos.yaml'), '      - { name: Note, column: note, family: string, nullable: true }\n');
+      const stale = run('--check', '--root', tmp);
+      expect(stale.status).to.equal(1);
+      expect(stale.stderr).to.include('generated/openapi.json').and.include('generated/query-catalog.ts').and.include('generated/api.d.ts');
+
+      expect(run('--root', tmp).status).to.equal(0);
+      expect(fs.readFileSync(path.join(tmp, 'generated/query-catalog.ts'), 'utf8')).to.include("name: 'NoteStartsWith'");
+      const again = run('--check', '--root', tmp);
+      expect(again.status, again.stderr).to.equal(0);
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
+  it('fails with the problem named when a spec table is broken', () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'impianti-generate-'));
+    try {
+      fs.cpSync(path.join(root, 'spec'), path.join(tmp, 'spec'), { recursive: true });
+      fs.mkdirSync(path.join(tmp, 'src/query'), { recursive: true });
+      fs.copyFileSync(path.join(root, 'src/query/catalog-types.ts'), path.join(tmp, 'src/query/catalog-types.ts'));
+      fs.appendFileSync(path.join(tmp, 'spec/query-dtos.yaml'), '      - { name: Note, column: Note, family: string, nullable: true }\n');
+      const result = run('--root', tmp);
+      expect(result.status).to.equal(2);
+      expect(result.stderr).to.include('column "Note" is not snake_case');
+      expect(fs.existsSync(path.join(tmp, 'generated'))).to.equal(false);
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+});

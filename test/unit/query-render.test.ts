@@ -1,0 +1,111 @@
+// render(): the SQL text and bindings per dialect (knex .toSQL(), no database needed).
+import { expect } from 'chai';
+import knex, { type Knex } from 'knex';
+import type { Dialect } from '../../src/db/dialect.js';
+import { render, type RenderedQuery } from '../../src/query/render.js';
+import { compile } from '../../src/query/run-query.js';
+import { cg, sr, testContext } from '../support/query-catalog.js';
+
+const clients: Record<Dialect, Knex> = {
+  mysql: knex({ client: 'mysql2' }),
+  sqlite: knex({ client: 'better-sqlite3', useNullAsDefault: true }),
+};
+
+type Part = 'page' | 'summary' | 'pick';
+interface Want { sql: Partial<Record<Dialect, string>>; bindings: Partial<Record<Dialect, unknown[]>> }
+
+function sqlOf(r: RenderedQuery, part: Part) {
+  const q = part === 'pick' ? r.aggregates.find((a) => a.source.kind === 'pick')!.source : r[part];
+  const builder = q && 'query' in q ? q.query : (q as Knex.QueryBuilder | undefined);
+  return builder?.toSQL();
+}
+
+// `W` = where clause only; the test wraps it in the page query of `sr` with all fields.
+const page = (where: string) => `select \`id\`, \`soggetto_id\`, \`tipo_recapito_id\`, \`recapito\`, \`codice_esterno\` from \`soggetto_recapito\` where ${where} order by \`id\` ASC limit ?`;
+
+const cases: Array<[string, { dto?: typeof cg; given: Record<string, unknown>; part?: Part; want: Want }]> = [
+  ['integer comparisons are plain on both', {
+    given: { soggettoIdGreaterThanOrEqualTo: 1, soggettoIdNotEqualTo: 2, tipoRecapitoIdLessThan: 3 },
+    want: { sql: { mysql: page('`soggetto_id` >= ? and `soggetto_id` <> ? and `tipo_recapito_id` < ?'), sqlite: page('`soggetto_id` >= ? and `soggetto_id` <> ? and `tipo_recapito_id` < ?') }, bindings: { mysql: [1, 2, 3, 100], sqlite: [1, 2, 3, 100] } },
+  }],
+  ['string equality: collation on MySQL, fold() and folded value on SQLite', {
+    given: { recapito: 'Città ' },
+    want: { sql: { mysql: page('`recapito` = ?'), sqlite: page('fold(`recapito`) = ?') }, bindings: { mysql: ['Città ', 100], sqlite: ['citta ', 100] } },
+  }],
+  ['StartsWith/EndsWith/Contains escape % _ \\ and bind the escape', {
+    given: { recapitoStartsWith: '5%_\\', recapitoEndsWith: 'x', recapitoContains: 'Y' },
+    want: {
+      sql: { mysql: page('`recapito` LIKE ? ESCAPE ? and `recapito` LIKE ? ESCAPE ? and `recapito` LIKE ? ESCAPE ?') },
+      bindings: { mysql: ['5\\%\\_\\\\%', '\\', '%x', '\\', '%Y%', '\\', 100] },
+    },
+  }],
+  ['SQLite StartsWith adds a range on fold(col) for the expression index', {
+    given: { recapitoStartsWith: 'Vià\\' },
+    want: {
+      sql: { sqlite: page('fold(`recapito`) >= ? AND fold(`recapito`) < ? AND fold(`recapito`) LIKE ? ESCAPE ?'), mysql: page('`recapito` LIKE ? ESCAPE ?') },
+      bindings: { sqlite: ['via\\', 'via]', 'via\\\\%', '\\', 100], mysql: ['Vià\\\\%', '\\', 100] },
+    },
+  }],
+  ['Like passes the pattern through (folded on SQLite)', {
+    given: { codiceEsternoLike: 'À_\\%%' },
+    want: { sql: { sqlite: page('fold(`codice_esterno`) LIKE ? ESCAPE ?') }, bindings: { mysql: ['À_\\%%', '\\', 100], sqlite: ['a_\\%%', '\\', 100] } },
+  }],
+  ['Between and In', {
+    given: { soggettoIdBetween: [5, 1], recapitoIn: ['A', 'b'] },
+    want: { sql: { mysql: page('`soggetto_id` BETWEEN ? AND ? and `recapito` IN (?, ?)'), sqlite: page('`soggetto_id` BETWEEN ? AND ? and fold(`recapito`) IN (?, ?)') }, bindings: { sqlite: [5, 1, 'a', 'b', 100] } },
+  }],
+  ['empty In is false', { given: { idIn: [] }, want: { sql: { mysql: page('1 = 0'), sqlite: page('1 = 0') }, bindings: { mysql: [100] } } }],
+  ['booleans bound as 1/0', { dto: cg, given: { isDisattiva: false, fields: 'Id' }, want: { sql: { mysql: 'select `id` from `caratteristica_gruppo` where `is_disattiva` = ? order by `id` ASC limit ?' }, bindings: { mysql: [0, 100], sqlite: [0, 100] } } }],
+  ['order: explicit NULL placement for nullable fields only; paging', {
+    given: { orderBy: 'Recapito,-SoggettoId', orderByDesc: 'CodiceEsterno', fields: 'Id', skip: 20, take: 5 },
+    want: {
+      sql: {
+        mysql: 'select `id` from `soggetto_recapito` order by `recapito` IS NULL DESC, `recapito` ASC, `soggetto_id` DESC, `codice_esterno` IS NULL ASC, `codice_esterno` DESC, `id` ASC limit ? offset ?',
+        sqlite: 'select `id` from `soggetto_recapito` order by `recapito` IS NULL DESC, fold(`recapito`) ASC, `soggetto_id` DESC, `codice_esterno` IS NULL ASC, fold(`codice_esterno`) DESC, `id` ASC limit ? offset ?',
+      },
+      bindings: { mysql: [5, 20] },
+    },
+  }],
+  ['summary: total and column aggregates in one statement', {
+    given: { include: 'Total,COUNT(*),COUNT(DISTINCT Recapito),SUM(SoggettoId),AVG(Id),MIN(Id)', soggettoId: 1 }, part: 'summary',
+    want: {
+      sql: {
+        mysql: 'select COUNT(*) AS `total`, COUNT(*) AS `a0_0`, COUNT(DISTINCT `recapito`) AS `a1_0`, SUM(`soggetto_id`) AS `a2_0`, SUM(`id`) AS `a3_0`, COUNT(`id`) AS `a3_1`, MIN(`id`) AS `a4_0` from `soggetto_recapito` where `soggetto_id` = ?',
+        sqlite: 'select COUNT(*) AS `total`, COUNT(*) AS `a0_0`, COUNT(DISTINCT fold(`recapito`)) AS `a1_0`, SUM(`soggetto_id`) AS `a2_0`, SUM(`id`) AS `a3_0`, COUNT(`id`) AS `a3_1`, MIN(`id`) AS `a4_0` from `soggetto_recapito` where `soggetto_id` = ?',
+      },
+      bindings: { mysql: [1] },
+    },
+  }],
+  ['MAX of a string picks a stored value', {
+    given: { include: 'MAX(Recapito)' }, part: 'pick',
+    want: { sql: { sqlite: 'select `recapito` from `soggetto_recapito` where `recapito` is not null order by fold(`recapito`) DESC, `id` ASC limit ?' }, bindings: { sqlite: [1] } },
+  }],
+  ['LAST reverses the full order', {
+    given: { include: 'LAST(SoggettoId)', orderBy: 'Recapito' }, part: 'pick',
+    want: { sql: { mysql: 'select `soggetto_id` from `soggetto_recapito` order by `recapito` IS NULL ASC, `recapito` DESC, `id` DESC limit ?' }, bindings: {} },
+  }],
+  ['Take 0 runs no page query', { given: { take: 0 }, want: { sql: {}, bindings: {} } }],
+];
+
+describe('query render (SQL text)', () => {
+  for (const [name, { dto, given, part, want }] of cases) {
+    it(name, () => {
+      const planned = compile(dto ?? sr, given, testContext());
+      if (!planned.ok) throw planned.error;
+      for (const dialect of ['mysql', 'sqlite'] as const) {
+        const sql = sqlOf(render(clients[dialect], planned.value), part ?? 'page');
+        if (name.startsWith('Take 0')) expect(sql).to.equal(undefined);
+        if (want.sql[dialect] !== undefined) expect(sql?.sql, dialect).to.equal(want.sql[dialect]);
+        if (want.bindings[dialect] !== undefined) expect(sql?.bindings, dialect).to.deep.equal(want.bindings[dialect]);
+      }
+    });
+  }
+
+  it('no summary query without Total or column aggregates', () => {
+    const planned = compile(sr, { include: 'FIRST(Id)' }, testContext());
+    if (!planned.ok) throw planned.error;
+    expect(render(clients.sqlite, planned.value).summary).to.equal(undefined);
+  });
+
+  after(async () => Promise.all(Object.values(clients).map((c) => c.destroy())));
+});
