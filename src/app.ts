@@ -13,9 +13,12 @@ import type { OperationHandler } from './http/operation.js';
 import { parseBody } from './http/parse-body.js';
 import { requestLog } from './http/request-log.js';
 import { buildDto } from './http/request-dto.js';
-import { asApiError, sendError, sendJson, sendResult } from './http/respond.js';
+import { sendError, sendJson, sendResult } from './http/respond.js';
 import { compileValidator, type DtoValidator } from './http/validate-dto.js';
 import { edgeRoutes } from './http/edge-routes.js';
+import { cors } from './http/cors.js';
+import { createMetrics } from './http/metrics.js';
+import { translateDbError } from './db/driver-errors.js';
 
 export interface AppModules {
   readonly handlers: Readonly<Record<string, OperationHandler>>;
@@ -66,20 +69,28 @@ export async function createApp(deps: Deps, contract: Contract, modules: AppModu
   api.registerSecurityHandler('bearerAuth', () => true);
   await api.init();
 
+  const routePath = (path: string): string => {
+    const bare = splitSuffix(path).path;
+    return queryOperations.get(bare.toLowerCase()) ?? bare;
+  };
+  const metrics = createMetrics(deps.db);
+
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
   if (config.trustProxy !== undefined) app.set('trust proxy', trustProxyValue(config.trustProxy));
   app.use(requestLog(logger));
+  app.use(metrics.middleware);
   app.use((_req, res, next) => { res.set('X-Content-Type-Options', 'nosniff'); next(); });
+  app.use(cors(config.corsOrigins, (path) => allowedMethods(api, routePath(path))));
+  app.use(metrics.routes());
   app.use(edgeRoutes(deps, contract));
   app.use(express.raw({ type: () => true, limit: bodyLimit }));
   app.use(async (req: Request, res: Response, next: NextFunction) => {
     try {
-      const { path, format } = splitSuffix(req.path);
-      res.locals['suffix'] = format;
+      res.locals['suffix'] = splitSuffix(req.path).format;
       const method = req.method === 'HEAD' ? 'GET' : req.method;
-      await api.handleRequest({ method, path: queryOperations.get(path.toLowerCase()) ?? path, headers: req.headers as Record<string, string>, query: {} }, req, res);
+      await api.handleRequest({ method, path: routePath(req.path), headers: req.headers as Record<string, string>, query: {} }, req, res);
     } catch (err) {
       next(err);
     }
@@ -134,7 +145,9 @@ function fromFrameworkError(err: unknown): ApiError {
   if (type === 'request.aborted' || type === 'entity.verify.failed' || type === 'encoding.unsupported') {
     return ApiError.of('SerializationException', 'The request body could not be read');
   }
-  return asApiError(err);
+  // Driver errors that escaped a handler (the database went away mid-request) are 503s,
+  // not bugs; anything else unknown stays a generic 500.
+  return err instanceof ApiError ? err : translateDbError(err);
 }
 
 function checkWiring(contract: Contract, handlers: Readonly<Record<string, OperationHandler>>): void {

@@ -6,7 +6,7 @@ import type { Knex } from 'knex';
 import type { AccessTokens } from './access-tokens.js';
 import type { PasswordHasher } from './password-hasher.js';
 import { createSession } from './session-store.js';
-import { retryTransient } from './transient-error.js';
+import { retryTransient } from '../db/driver-errors.js';
 import { insertUser, type NewUser } from './user-store.js';
 
 export interface CreateUserContext {

@@ -5,7 +5,7 @@ import type { Knex } from 'knex';
 import { ApiError } from '../errors/api-error.js';
 import { emailKey, looksLikeEmail, userNameKey } from './account-rules.js';
 import { idOf } from './db-values.js';
-import { uniqueViolation, violates } from './unique-violation.js';
+import { uniqueViolation, violates } from '../db/driver-errors.js';
 
 export interface NewUser {
   readonly userName: string | undefined;

@@ -1,6 +1,7 @@
 // Access control in one place (DECISIONS §3, §4): each operation declares x-public or
 // x-roles in the spec; a bearer token is verified before anything else is looked at,
 // so a caller without the role learns nothing (403 before 400 or 404).
+import { hasRole } from '../auth/roles.js';
 import { ApiError, type Result } from '../errors/api-error.js';
 import type { Access } from './contract.js';
 import type { Principal } from './operation.js';
@@ -10,11 +11,6 @@ export interface Authenticator {
 }
 
 const challenge = { 'WWW-Authenticate': 'Bearer' };
-
-/** `Admin` implies every role (ServiceStack's behaviour). */
-export function hasRole(principal: Principal, role: string): boolean {
-  return principal.roles.includes('Admin') || principal.roles.includes(role);
-}
 
 export function authorize(access: Access, authorization: string | undefined, auth: Authenticator): Principal | null {
   if (access.kind === 'public') return null;

@@ -3,7 +3,7 @@
 import type { Knex } from 'knex';
 import { dialectOf } from '../db/dialect.js';
 import { foldFunction } from '../db/fold.js';
-import { translateDbError } from '../query/query-errors.js';
+import { translateDbError } from '../db/driver-errors.js';
 import { fileColumns, type ImpiantoFileRow } from './file-metadata.js';
 
 export type RootLookup =

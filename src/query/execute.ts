@@ -1,12 +1,12 @@
 // Stage 4 of the engine: runs the rendered queries (page, summary, picks) and shapes
 // the response: {offset, total?, results, meta?}. Driver failures come back as a
-// Result, translated by query-errors.ts; nothing is thrown out of here.
+// Result, translated by db/driver-errors.ts; nothing is thrown out of here.
 import type { Knex } from 'knex';
 import { fail, ok, type Result } from '../errors/api-error.js';
 import type { EngineContext } from './engine-context.js';
 import { metaFormatters, recordOf } from './format-values.js';
 import type { QueryPlan } from './plan-types.js';
-import { translateDbError } from './query-errors.js';
+import { translateDbError } from '../db/driver-errors.js';
 import type { RenderedQuery } from './render.js';
 
 export interface QueryResponse {

@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import { formatAverage, metaFormatters, recordOf } from '../../src/query/format-values.js';
 import { endsWithLoneEscape, escapeLike } from '../../src/query/like.js';
-import { translateDbError } from '../../src/query/query-errors.js';
+import { translateDbError } from '../../src/db/driver-errors.js';
 import { prefixUpperBound } from '../../src/query/sql-dialect.js';
 import { cg, defineQueryDto, queryDtos } from '../support/query-catalog.js';
 

@@ -1,0 +1,97 @@
+// Everything the service knows about driver errors, for both dialects, in one place.
+// Driver and SQL text never reach a client (DECISIONS §3): callers get a classification
+// (a unique violation, a lost lock race) or an ApiError with a fixed message, and the
+// original error stays on `cause` for the log.
+import { ApiError } from '../errors/api-error.js';
+
+interface DriverError {
+  readonly name?: unknown;
+  readonly code?: unknown;
+  readonly errno?: unknown;
+  readonly sqlMessage?: unknown;
+  readonly message?: unknown;
+  readonly timeout?: unknown;
+}
+
+const asDriverError = (err: unknown): DriverError => (typeof err === 'object' && err !== null ? (err as DriverError) : {});
+
+// ---- unique violations -------------------------------------------------------------
+// MySQL/MariaDB: ER_DUP_ENTRY (errno 1062), "Duplicate entry 'x' for key 'ux_name'"
+// (MySQL 8 writes 'table.ux_name'). SQLite: SQLITE_CONSTRAINT_UNIQUE or _PRIMARYKEY,
+// "UNIQUE constraint failed: table.column".
+
+export interface UniqueViolation {
+  /** The index name (MySQL) or the `table.column` list (SQLite) the driver reported. */
+  readonly target: string;
+}
+
+export function uniqueViolation(err: unknown): UniqueViolation | undefined {
+  const e = asDriverError(err);
+  const message = String(e.sqlMessage ?? e.message ?? '');
+  if (e.code === 'ER_DUP_ENTRY' || e.errno === 1062) {
+    return { target: /for key '([^']+)'/.exec(message)?.[1] ?? '' };
+  }
+  if (e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+    return { target: /constraint failed: (.+)$/m.exec(message)?.[1]?.trim() ?? '' };
+  }
+  return undefined;
+}
+
+/** True when the violation concerns `column` (or the index named after it). */
+export const violates = (v: UniqueViolation, column: string): boolean =>
+  v.target.split(/[\s,.]+/).some((part) => part === column || part.endsWith(`_${column}`));
+
+// ---- lost lock races ---------------------------------------------------------------
+// Concurrent inserts of one unique key can make InnoDB pick a deadlock victim
+// (ER_LOCK_DEADLOCK 1213, MySQL manual 17.7.5) even though a retry would simply see the
+// duplicate and answer 409; SQLite serialises writers on one connection and only
+// reports SQLITE_BUSY after busy_timeout.
+
+const transientCodes = new Set(['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT', 'SQLITE_BUSY']);
+
+export function isTransient(err: unknown): boolean {
+  const e = asDriverError(err);
+  return transientCodes.has(String(e.code)) || e.errno === 1213;
+}
+
+export async function retryTransient<T>(work: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await work();
+    } catch (err) {
+      if (i >= attempts || !isTransient(err)) throw err;
+    }
+  }
+}
+
+// ---- everything else -> the service's errors ---------------------------------------
+
+// ER_STATEMENT_TIMEOUT (MariaDB max_statement_time) and ER_QUERY_TIMEOUT (MySQL
+// max_execution_time): https://mariadb.com/kb/en/mariadb-error-codes/
+const timeoutErrnos = new Set([1969, 3024]);
+// The server went away or cannot be reached: worth a retry, unlike a bug.
+const unavailableCodes = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE',
+  'PROTOCOL_CONNECTION_LOST', 'PROTOCOL_SEQUENCE_TIMEOUT', 'ER_CON_COUNT_ERROR', 'ER_SERVER_SHUTDOWN',
+  'SQLITE_BUSY', 'SQLITE_IOERR', 'SQLITE_FULL',
+]);
+
+/** The original error stays on `cause`, for the log only. */
+export function translateDbError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  const error = classify(asDriverError(err));
+  error.cause = err;
+  return error;
+}
+
+function classify(e: DriverError): ApiError {
+  // knex sets `timeout` on the error of a query cancelled by .timeout(); a pool acquire
+  // timeout is also a KnexTimeoutError but has no such property.
+  if (typeof e.timeout === 'number' || timeoutErrnos.has(Number(e.errno))) {
+    return ApiError.of('QueryTimeout', 'The query took too long and was cancelled', { 'Retry-After': '1' });
+  }
+  if (e.name === 'KnexTimeoutError' || unavailableCodes.has(String(e.code))) {
+    return ApiError.of('ServiceUnavailable', 'The database is unavailable', { 'Retry-After': '1' });
+  }
+  return ApiError.of('InternalServerError', 'An internal error occurred');
+}

@@ -1,0 +1,67 @@
+// Prometheus metrics (GET /metrics, text format): requests and latency per operation and
+// status, the database pool, and the process defaults. Labels come from the contract's
+// operationIds, never from the path, so a scan of random URLs cannot explode the series.
+import type { NextFunction, Request, Response, Router } from 'express';
+import express from 'express';
+import type { Knex } from 'knex';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+export interface Metrics {
+  readonly registry: Registry;
+  /** Records one finished request. */
+  middleware(req: Request, res: Response, next: NextFunction): void;
+  routes(): Router;
+}
+
+// tarn.js, the pool under knex: counts are methods on the pool object.
+interface TarnPool {
+  numUsed(): number;
+  numFree(): number;
+  numPendingAcquires(): number;
+  numPendingCreates(): number;
+  max: number;
+}
+
+const buckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export function createMetrics(db: Knex): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const labelNames = ['operation', 'method', 'status'] as const;
+  const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered, by operation and status', labelNames, registers: [registry] });
+  const duration = new Histogram({ name: 'http_request_duration_seconds', help: 'Time to answer an HTTP request', labelNames, buckets, registers: [registry] });
+  const pool = () => (db.client as { pool?: TarnPool }).pool;
+  const poolGauge = (name: string, help: string, read: (p: TarnPool) => number) =>
+    new Gauge({ name, help, registers: [registry], collect() { const p = pool(); this.set(p ? read(p) : 0); } });
+  poolGauge('db_pool_connections_used', 'Database connections lent to a query', (p) => p.numUsed());
+  poolGauge('db_pool_connections_free', 'Idle database connections', (p) => p.numFree());
+  poolGauge('db_pool_connections_max', 'Largest number of database connections', (p) => p.max);
+  poolGauge('db_pool_pending_acquires', 'Queries waiting for a connection', (p) => p.numPendingAcquires());
+  poolGauge('db_pool_pending_creates', 'Connections being opened', (p) => p.numPendingCreates());
+
+  return {
+    registry,
+    middleware(req, res, next) {
+      const started = process.hrtime.bigint();
+      res.on('finish', () => {
+        // Unmatched requests (404s, the edge routes) share one label value.
+        const labels = { operation: String(res.locals['operationId'] ?? 'none'), method: req.method, status: String(res.statusCode) };
+        requests.inc(labels);
+        duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+      });
+      next();
+    },
+    routes() {
+      const router = express.Router({ caseSensitive: true, strict: true });
+      router.get('/metrics', async (_req, res, next) => {
+        try {
+          const text = await registry.metrics();
+          res.type(registry.contentType).send(text);
+        } catch (err) {
+          next(err);
+        }
+      });
+      return router;
+    },
+  };
+}
