@@ -5,14 +5,15 @@ SHELL := /bin/bash
 export REDOCLY_TELEMETRY := off
 export REDOCLY_SUPPRESS_UPDATE_NOTICE := true
 STAMP := node_modules/.install-stamp
+CHROMIUM := /usr/bin/chromium
 
-.PHONY: run test install generate check-generated build lint-spec test-unit clean
+.PHONY: run test install generate check-generated build lint-spec test-unit clean bench
 
 run: generate build
 	node dist/src/cli/seed-demo.js
 	npm start --silent
 
-test: install check-generated lint-spec build
+test: install $(CHROMIUM) check-generated lint-spec build
 	url=$$(scripts/ensure-mysql.sh); \
 	DIALECTS=sqlite,mysql MYSQL_TEST_URL="$$url" npx mocha
 
@@ -25,6 +26,11 @@ $(STAMP): package.json package-lock.json
 	touch $@
 
 install: $(STAMP)
+
+# The browser suite (test/browser) drives Debian's Chromium through playwright-core;
+# installed only when missing.
+$(CHROMIUM):
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
 
 generate: install
 	node scripts/generate.mjs
@@ -40,8 +46,15 @@ build: install
 	npx tsc -p tsconfig.json
 
 # Without MySQL: the quick loop while editing.
-test-unit: build
+test-unit: build $(CHROMIUM)
 	npx mocha
+
+# The service against a hand-written node:http + mysql2 baseline on 1M rows (scripts/bench,
+# about 10 minutes; seeds once). Writes scripts/bench/results.json and results.svg.
+# BENCH_ARGS passes options, e.g. BENCH_ARGS="--rounds 6 --seconds 20".
+bench: build
+	url=$$(scripts/ensure-mysql.sh); \
+	MYSQL_URL="$$url" node scripts/bench/run.mjs $(BENCH_ARGS)
 
 clean:
 	rm -rf dist node_modules data

@@ -154,9 +154,7 @@ export interface paths {
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
                 /** @description Accepted and ignored. In a query string: JSON object text. */
-                meta?: {
-                    [key: string]: string;
-                };
+                meta?: string;
             };
             header?: never;
             path?: never;
@@ -274,9 +272,7 @@ export interface paths {
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
                 /** @description Accepted and ignored. In a query string: JSON object text. */
-                meta?: {
-                    [key: string]: string;
-                };
+                meta?: string;
             };
             header?: never;
             path?: never;
@@ -1030,7 +1026,7 @@ export interface components {
         Unauthorized: {
             headers: {
                 /** @description Always `Bearer`. */
-                "WWW-Authenticate"?: string;
+                "WWW-Authenticate": string;
                 [name: string]: unknown;
             };
             content: {
@@ -1086,7 +1082,7 @@ export interface components {
         MethodNotAllowed: {
             headers: {
                 /** @description The verbs the route serves. */
-                Allow?: string;
+                Allow: string;
                 [name: string]: unknown;
             };
             content: {
@@ -1184,7 +1180,7 @@ export interface components {
         TooManyRequests: {
             headers: {
                 /** @description Seconds to wait. */
-                "Retry-After"?: number;
+                "Retry-After": number;
                 [name: string]: unknown;
             };
             content: {
@@ -1204,7 +1200,7 @@ export interface components {
         ServiceUnavailable: {
             headers: {
                 /** @description Seconds to wait. */
-                "Retry-After"?: number;
+                "Retry-After": number;
                 [name: string]: unknown;
             };
             content: {
@@ -1237,7 +1233,7 @@ export interface components {
         /** @description Accepted and ignored (it only mattered for HTML views). */
         RegisterErrorView: string;
         /** @description Fills `meta` when the body left it out, as JSON object text: `meta={"source":"web"}`. */
-        RegisterMeta: components["schemas"]["Register"]["meta"];
+        RegisterMeta: string;
         /**
          * @description Where the client goes next; echoed as `referrerUrl`. Only a relative path is
          *     accepted: it starts with exactly one `/` and holds no `\` (else 400 `InvalidValue`).
@@ -1570,9 +1566,7 @@ export interface operations {
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
                 /** @description Accepted and ignored. In a query string: JSON object text. */
-                meta?: {
-                    [key: string]: string;
-                };
+                meta?: string;
             };
             header?: never;
             path?: never;
@@ -1720,9 +1714,7 @@ export interface operations {
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
                 /** @description Accepted and ignored. In a query string: JSON object text. */
-                meta?: {
-                    [key: string]: string;
-                };
+                meta?: string;
             };
             header?: never;
             path?: never;
@@ -1885,9 +1877,7 @@ export interface operations {
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
                 /** @description Accepted and ignored. In a query string: JSON object text. */
-                meta?: {
-                    [key: string]: string;
-                };
+                meta?: string;
             };
             header?: never;
             path?: never;
@@ -2030,9 +2020,7 @@ export interface operations {
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
                 /** @description Accepted and ignored. In a query string: JSON object text. */
-                meta?: {
-                    [key: string]: string;
-                };
+                meta?: string;
             };
             header?: never;
             path?: never;

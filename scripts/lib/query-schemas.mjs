@@ -105,7 +105,8 @@ export function queryParameters(dto, catalog) {
   return Object.entries(request.properties).map(([name, { description, ...schema }]) => {
     const param = { name, in: 'query', description, schema };
     if (schema.type === 'array') Object.assign(param, { description: `${description} ${arrayForms}`, style: 'form', explode: false });
-    if (schema.type === 'object') param.description = `${description} In a query string: JSON object text.`;
+    // JSON text in the query string is `content`; an object `schema` would mean exploded pairs.
+    if (schema.type === 'object') return { name, in: 'query', description: `${description} In a query string: JSON object text.`, content: { 'application/json': { schema } } };
     return param;
   });
 }

@@ -83,7 +83,9 @@ function operationContract(operationId: string, method: string, path: string, op
   };
   for (const p of [...shared, ...((op['parameters'] ?? []) as Json[])]) {
     const where = p['in'];
-    if (where === 'path' || where === 'query') add(String(p['name']), (p['schema'] ?? {}) as Json, where);
+    // A parameter sent as JSON text declares its schema under content (OpenAPI 3.0 §4.7.12).
+    const schema = p['schema'] ?? ((p['content'] as Record<string, Json> | undefined)?.['application/json']?.['schema']);
+    if (where === 'path' || where === 'query') add(String(p['name']), (schema ?? {}) as Json, where);
   }
   const content = ((op['requestBody'] as Json | undefined)?.['content'] ?? {}) as Record<string, Json>;
   const bodySchema = (content['application/json']?.['schema'] ?? undefined) as Json | undefined;

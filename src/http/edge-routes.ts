@@ -1,9 +1,10 @@
-// Routes outside the operation contract's business: liveness, readiness and the served
-// contract itself (DECISIONS §9).
+// Routes outside the operation contract: the served contract itself and its interactive
+// documentation (DECISIONS §9).
 import express, { type Router } from 'express';
 import { stringify } from 'yaml';
 import type { Deps } from '../deps.js';
 import type { Contract } from './contract.js';
+import { docsRoutes } from './docs-routes.js';
 
 export function edgeRoutes(deps: Deps, contract: Contract): Router {
   const router = express.Router({ caseSensitive: true, strict: true });
@@ -14,6 +15,7 @@ export function edgeRoutes(deps: Deps, contract: Contract): Router {
   router.get('/openapi.yaml', (req, res) => {
     res.type('application/yaml; charset=utf-8').send(stringify(withServer(req.get('host'), req.protocol)));
   });
+  router.use(docsRoutes());
   return router;
 }
 

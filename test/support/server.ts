@@ -1,6 +1,7 @@
 // Runs the real app on 127.0.0.1 with a fresh database of the given dialect, and gives
 // tests a small HTTP client. Scrypt runs at a cheap cost and rate limits are off unless
-// a test's env says otherwise.
+// a test's env says otherwise. Every answer the client sees is also checked against
+// generated/openapi.json, so each suite doubles as a contract test.
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { Writable } from 'node:stream';
@@ -10,6 +11,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import type { Dialect } from '../../src/db/dialect.js';
 import { createModules, type Modules } from '../../src/handlers/index.js';
 import { loadContract, type Contract } from '../../src/http/contract.js';
+import { createResponseValidator, type ResponseValidator } from '../../src/contract-check/response-validator.js';
 import { createTestDb, type Knex } from './db.js';
 
 export interface TestResponse {
@@ -51,6 +53,7 @@ export const testEnv: Readonly<Record<string, string>> = {
 };
 
 let contract: Contract | undefined;
+let validateResponse: ResponseValidator | undefined;
 let principals = 0;
 
 export async function startServer(options: { dialect: Dialect; env?: Record<string, string>; clock?: () => Date }): Promise<TestServer> {
@@ -89,6 +92,10 @@ export async function startServer(options: { dialect: Dialect; env?: Record<stri
       let parsed: unknown;
       if ((res.headers.get('content-type') ?? '').includes('json') && text) {
         try { parsed = JSON.parse(text); } catch { parsed = undefined; }
+      }
+      const verdict = (validateResponse ??= createResponseValidator())({ method, path, status: res.status, headers: res.headers, text });
+      if (verdict.violations.length > 0) {
+        throw new Error(`${method} ${path} answered ${res.status}, which breaks the contract${verdict.operationId ? ` of ${verdict.operationId}` : ''}:\n  ${verdict.violations.join('\n  ')}\nbody: ${text.slice(0, 500)}`);
       }
       return { status: res.status, headers: res.headers, text, body: parsed };
     },

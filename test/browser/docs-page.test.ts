@@ -1,0 +1,89 @@
+// /docs in headless Chromium, as a person uses it: every operation of the contract is on
+// the page, Register works through "Try it out", and "Authorize" makes the bearer token
+// reach a protected operation. A screenshot of each run lands in test-output/.
+import fs from 'node:fs';
+import { expect } from 'chai';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { forEachDialect } from '../support/dialects.js';
+import { startServer, type TestServer } from '../support/server.js';
+
+const chromiumPath = '/usr/bin/chromium';
+const outputDir = new URL('../../../test-output/', import.meta.url);
+const spec = JSON.parse(fs.readFileSync(new URL('../../../generated/openapi.json', import.meta.url), 'utf8')) as { paths: Record<string, Record<string, { operationId?: string }>> };
+
+const contractOperations = Object.entries(spec.paths)
+  .flatMap(([path, item]) => Object.entries(item).filter(([, op]) => typeof op?.operationId === 'string').map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId}`))
+  .sort();
+
+/** Expands an operation, runs it with "Try it out", and returns the answer shown on the page. */
+async function tryItOut(operation: Locator, fill: (op: Locator) => Promise<void> = async () => undefined): Promise<{ status: string; body: string }> {
+  if (!(await operation.locator('.opblock-body').isVisible())) await operation.locator('.opblock-summary-control').click();
+  await operation.getByRole('button', { name: 'Try it out' }).click();
+  await fill(operation);
+  await operation.getByRole('button', { name: 'Execute' }).click();
+  const answer = operation.locator('.live-responses-table .response').first();
+  await answer.waitFor();
+  return { status: (await answer.locator('.response-col_status').innerText()).trim(), body: await answer.locator('.response-col_description pre').first().innerText() };
+}
+
+forEachDialect('documentation page in Chromium', (dialect) => {
+  let s: TestServer;
+  let browser: Browser;
+  let page: Page;
+  const problems: string[] = [];
+  let registered: { userId: string; userName: string; bearerToken: string; refreshToken: string } | undefined;
+
+  before(async () => {
+    if (!fs.existsSync(chromiumPath)) throw new Error(`${chromiumPath} is missing: \`make test\` installs it, or run apt-get install -y chromium`);
+    s = await startServer({ dialect });
+    // --no-sandbox: the suites run as root in containers, where Chromium's sandbox cannot start.
+    browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    // CSP violations surface as console errors; any of them means part of the page is broken.
+    page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+    page.on('pageerror', (e) => problems.push(e.message));
+    await page.goto(`${s.baseUrl}/docs`);
+    await page.locator('.opblock').first().waitFor();
+  });
+  after(async () => {
+    await browser?.close();
+    await s?.close();
+  });
+
+  it('shows every operation of the contract, by method, path and operationId', async () => {
+    const shown = await page.locator('.opblock').evaluateAll((blocks) => blocks.map((b) =>
+      [b.querySelector('.opblock-summary-method')?.textContent, b.querySelector('.opblock-summary-path')?.getAttribute('data-path'), b.querySelector('.opblock-summary-operation-id')?.textContent].join(' ')));
+    expect(shown.sort()).to.deep.equal(contractOperations);
+  });
+
+  it('registers a user through "Try it out" and shows the 200 answer', async () => {
+    const userName = `browser.${dialect}`;
+    const answer = await tryItOut(page.locator('#operations-Accounts-Register'), async (op) => {
+      await op.locator('textarea.body-param__text').fill(JSON.stringify({ userName, password: 'correct-horse-battery', autoLogin: true }));
+    });
+    expect(answer.status, answer.body).to.equal('200');
+    registered = JSON.parse(answer.body);
+    expect(registered).to.include({ userName });
+    const row = await s.db('app_user').where({ id: Number(registered!.userId) }).first('user_name');
+    expect(row?.user_name).to.equal(userName);
+    fs.mkdirSync(outputDir, { recursive: true });
+    await page.screenshot({ path: new URL(`docs-page-${dialect}.png`, outputDir).pathname, fullPage: true });
+  });
+
+  it('sends the token given to "Authorize" with protected operations', async () => {
+    expect(registered, 'the Register test must pass first').not.to.equal(undefined);
+    await page.locator('.auth-wrapper .authorize').click();
+    const dialog = page.locator('.modal-ux');
+    await dialog.locator('#auth-bearer-value').fill(registered!.bearerToken);
+    await dialog.locator('.auth-btn-wrapper button.authorize').click();
+    await dialog.locator('button.btn-done').click();
+    const answer = await tryItOut(page.locator('#operations-Accounts-Logout'));
+    expect([answer.status, answer.body]).to.deep.equal(['200', '{}']);
+    // The logout really closed the registered session: its refresh token is spent.
+    expect((await s.request('POST', '/access-token', { json: { refreshToken: registered!.refreshToken } })).status).to.equal(401);
+  });
+
+  it('runs without script errors or Content-Security-Policy violations', () => {
+    expect(problems).to.deep.equal([]);
+  });
+});
