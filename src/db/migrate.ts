@@ -1,6 +1,7 @@
 // Runs pending migrations. The list is explicit (no directory scan), so the compiled
 // service and the tests run the same migrations whatever their working directory.
 import type { Knex } from 'knex';
+import { dialectOf } from './dialect.js';
 import * as queryTables from './migrations/001-query-tables.js';
 import * as accounts from './migrations/002-accounts.js';
 import * as impianti from './migrations/003-impianti.js';
@@ -19,8 +20,27 @@ const source: Knex.MigrationSource<Migration> = {
   getMigration: async (m) => m,
 };
 
+const lockName = 'impianti_api_migrate';
+const lockWaitSeconds = 120;
+
 export async function migrate(db: Knex): Promise<void> {
-  await db.migrate.latest({ migrationSource: source });
+  if (dialectOf(db) !== 'mysql') return void (await db.migrate.latest({ migrationSource: source }));
+  // Several nodes may start at once on one database. knex's own lock is not enough there:
+  // it creates its lock table check-then-create, refuses instead of waiting, and on MySQL
+  // the first DDL commits its lock row early. A named lock held by one session serialises
+  // start-ups, and the server frees it by itself if that session dies.
+  const conn = await db.client.acquireConnection();
+  try {
+    const [rows] = (await db.raw('SELECT GET_LOCK(?, ?) AS got', [lockName, lockWaitSeconds]).connection(conn)) as [Array<{ got: number | string | null }>];
+    if (Number(rows[0]?.got) !== 1) throw new Error(`could not take the migration lock "${lockName}" within ${lockWaitSeconds} s`);
+    try {
+      await db.migrate.latest({ migrationSource: source });
+    } finally {
+      await db.raw('SELECT RELEASE_LOCK(?)', [lockName]).connection(conn);
+    }
+  } finally {
+    await db.client.releaseConnection(conn);
+  }
 }
 
 export async function rollbackAll(db: Knex): Promise<void> {
