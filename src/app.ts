@@ -13,12 +13,11 @@ import type { OperationHandler } from './http/operation.js';
 import { parseBody } from './http/parse-body.js';
 import { requestLog } from './http/request-log.js';
 import { buildDto } from './http/request-dto.js';
-import { sendError, sendJson, sendResult } from './http/respond.js';
+import { asApiError, sendError, sendJson, sendResult } from './http/respond.js';
 import { compileValidator, type DtoValidator } from './http/validate-dto.js';
 import { edgeRoutes } from './http/edge-routes.js';
 import { cors } from './http/cors.js';
 import { createMetrics } from './http/metrics.js';
-import { translateDbError } from './db/driver-errors.js';
 
 export interface AppModules {
   readonly handlers: Readonly<Record<string, OperationHandler>>;
@@ -68,6 +67,12 @@ export async function createApp(deps: Deps, contract: Contract, modules: AppModu
   // (DECISIONS §3) is ours to keep; openapi-backend's own security stage only has to pass.
   api.registerSecurityHandler('bearerAuth', () => true);
   await api.init();
+  // openapi-backend rebuilds its flat list of operations (lodash, a copy of every
+  // operation) on every request it routes: router.matchOperation calls getOperations()
+  // each time. That was a fifth of the CPU per request (scripts/bench); the definition
+  // never changes after init, so the list is built once.
+  const operations = api.router.getOperations();
+  api.router.getOperations = () => operations;
 
   const routePath = (path: string): string => {
     const bare = splitSuffix(path).path;
@@ -92,12 +97,19 @@ export async function createApp(deps: Deps, contract: Contract, modules: AppModu
       const method = req.method === 'HEAD' ? 'GET' : req.method;
       await api.handleRequest({ method, path: routePath(req.path), headers: req.headers as Record<string, string>, query: {} }, req, res);
     } catch (err) {
-      next(err);
+      // openapi-backend decodes path parameters with decodeURIComponent: /impianti/%FF/files
+      // throws a URIError there, which is the client's malformed URL, not a bug.
+      next(err instanceof URIError ? ApiError.of('SerializationException', 'The request path is not valid percent-encoded UTF-8') : err);
     }
   });
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const error = fromFrameworkError(err);
-    if (error.status >= 500) (req as Request & { log?: typeof logger }).log?.error({ err }, 'request failed');
+    const log = (req as Request & { log?: typeof logger }).log;
+    // A 503 is an expected operational state (the database is down or slow): one short
+    // warning per request. A 500 is a bug and gets the cause, without the SQL text, whose
+    // bound values may be personal data.
+    if (error.status === 503) log?.warn({ errorCode: error.code, driverCode: driverCode(error.cause ?? err) }, 'request failed');
+    else if (error.status >= 500) log?.error({ err: withoutSql(error.cause ?? err) }, 'request failed');
     let callback: string | undefined = res.locals['callback'];
     if (callback === undefined) {
       try {
@@ -145,9 +157,22 @@ function fromFrameworkError(err: unknown): ApiError {
   if (type === 'request.aborted' || type === 'entity.verify.failed' || type === 'encoding.unsupported') {
     return ApiError.of('SerializationException', 'The request body could not be read');
   }
-  // Driver errors that escaped a handler (the database went away mid-request) are 503s,
-  // not bugs; anything else unknown stays a generic 500.
-  return err instanceof ApiError ? err : translateDbError(err);
+  // Client errors raised while reading the body (a corrupt gzip body, a Content-Length
+  // that lies) and driver errors that escaped a handler are sorted out by asApiError;
+  // anything else unknown stays a generic 500.
+  return asApiError(err);
+}
+
+function driverCode(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === undefined ? undefined : String(code);
+}
+
+function withoutSql(err: unknown): unknown {
+  if (!(err instanceof Error)) return err;
+  const { name, message, stack } = err;
+  const { code, errno } = err as Error & { code?: unknown; errno?: unknown };
+  return { type: name, message, stack, code, errno };
 }
 
 function checkWiring(contract: Contract, handlers: Readonly<Record<string, OperationHandler>>): void {

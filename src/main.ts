@@ -1,27 +1,49 @@
 // The only module that listens. Resolves config, migrates, builds the app and serves;
 // on SIGTERM/SIGINT stops accepting, lets in-flight requests finish (at most 10 s),
 // closes the pool and exits 0 (DECISIONS §9).
-import type { Server } from 'node:http';
+import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import net, { type Socket } from 'node:net';
 import { pino } from 'pino';
 import { createApp } from './app.js';
 import { loadConfig, ConfigError } from './config.js';
 import { connect } from './db/connect.js';
 import { migrate } from './db/migrate.js';
+import { ApiError } from './errors/api-error.js';
 import { createModules } from './handlers/index.js';
 import { loadContract } from './http/contract.js';
+import { rawErrorResponse } from './http/respond.js';
 
 const drainMs = 10_000;
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = pino({ level: config.logLevel, base: { service: 'impianti-api' } });
-  const db = connect({ databaseUrl: config.databaseUrl, sqliteFile: config.sqliteFile });
-  await migrate(db);
+  // Migrations get a pool of their own without the statement time limit: an ALTER on a
+  // large table may rightly take minutes. Requests are served by a pool whose statements
+  // the server itself aborts past QUERY_TIMEOUT_MS, so none can hang behind a lock.
+  const migrator = connect({ databaseUrl: config.databaseUrl, sqliteFile: config.sqliteFile });
+  try {
+    await migrate(migrator);
+  } finally {
+    await migrator.destroy();
+  }
+  const db = connect({ databaseUrl: config.databaseUrl, sqliteFile: config.sqliteFile, statementTimeoutMs: config.queryTimeoutMs });
   const deps = { config, db, clock: () => new Date(), logger };
   const modules = createModules(deps);
   await modules.start();
   const app = await createApp(deps, loadContract(), modules);
-  const server = app.listen(config.port, config.host);
+  const inFlight = new Set<ServerResponse>();
+  let draining = false;
+  const server = http.createServer((req: IncomingMessage, res: ServerResponse) => {
+    // While draining, every answer closes its connection, so keep-alive clients reconnect
+    // elsewhere instead of sending into a socket that is about to close.
+    if (draining) res.setHeader('Connection', 'close');
+    inFlight.add(res);
+    res.once('close', () => inFlight.delete(res));
+    app(req, res);
+  });
+  server.on('clientError', answerClientError);
+  server.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const address = server.address();
   logger.info({ port: typeof address === 'object' && address ? address.port : config.port, engine: config.databaseUrl ? 'mysql' : 'sqlite' }, 'listening');
@@ -31,6 +53,8 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'draining');
+    draining = true;
+    for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
     void drain(server).then(async () => {
       await modules.close();
       await db.destroy();
@@ -42,20 +66,36 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
-/** Resolves when every in-flight request has finished, or after drainMs at the latest. */
+/** Resolves when every connection has closed after its last answer, or after drainMs at the latest. */
 function drain(server: Server): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
       server.closeAllConnections();
       resolve();
     }, drainMs);
-    server.close(() => {
+    // net.Server's close() only stops accepting. http.Server's would also drop idle
+    // keep-alive connections at once, resetting any request a client is sending on one at
+    // that moment. Idle connections are left to the keep-alive timeout instead: clients know
+    // it from the Keep-Alive header and stop reusing a connection before it runs out.
+    net.Server.prototype.close.call(server, () => {
       clearTimeout(timer);
       resolve();
     });
-    // Keep-alive connections with no request in flight would otherwise hold close() open.
-    server.closeIdleConnections();
   });
+}
+
+/** Requests Node's parser refuses still get a ResponseStatus body (DECISIONS §3), not a bare status line. */
+function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    socket.end('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n');
+    return;
+  }
+  const reason = err.code === 'HPE_HEADER_OVERFLOW' ? `its headers exceed ${http.maxHeaderSize} bytes` : 'it is not valid HTTP/1.1';
+  socket.end(rawErrorResponse(ApiError.of('SerializationException', `The request could not be parsed: ${reason}`)));
 }
 
 main().catch((err: unknown) => {

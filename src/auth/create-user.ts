@@ -7,7 +7,7 @@ import type { AccessTokens } from './access-tokens.js';
 import type { PasswordHasher } from './password-hasher.js';
 import { createSession } from './session-store.js';
 import { retryTransient } from '../db/driver-errors.js';
-import { insertUser, type NewUser } from './user-store.js';
+import { insertUser, refuseTaken, type NewUser } from './user-store.js';
 
 export interface CreateUserContext {
   readonly db: Knex;
@@ -29,6 +29,9 @@ export async function createUser(
   roles: readonly string[],
   options: { readonly autoLogin?: boolean } = {},
 ): Promise<CreatedUser> {
+  // A taken name, or a database that is down, is known before scrypt's ~100 ms: both answer
+  // at once, and nobody can make the service hash for a name that cannot be registered.
+  await refuseTaken(ctx.db, user);
   const passwordHash = await ctx.hasher.hash(user.password);
   const now = ctx.clock();
   return retryTransient(() =>

@@ -47,8 +47,11 @@ export async function rotateRefreshToken(db: Knex, token: string, now: Date, ttl
   const hash = hashToken(token);
   // The revocation must commit, so the transaction returns an outcome instead of throwing.
   const outcome = await db.transaction(async (trx): Promise<Outcome> => {
+    // The inner join with app_user refuses the sessions of a deleted user even where no
+    // ON DELETE CASCADE removed them (rows loaded by hand, foreign keys switched off).
     const row = await trx('refresh_token as t')
       .join('auth_session as s', 's.id', 't.session_id')
+      .join('app_user as u', 'u.id', 's.user_id')
       .where('t.token_hash', hash)
       .first('t.session_id', 't.expires_at', 't.spent_at', 's.user_id', 's.revoked_at');
     if (!row || row.revoked_at != null) return { kind: 'invalid' };

@@ -43,13 +43,28 @@ export async function insertUser(trx: Knex.Transaction, user: NewUser, passwordH
   } catch (err) {
     const v = uniqueViolation(err);
     if (!v) throw err;
-    throw violates(v, 'email_key')
-      ? ApiError.validation([{ errorCode: 'AlreadyExists', fieldName: 'Email', message: 'Email already exists' }])
-      : ApiError.validation([{ errorCode: 'AlreadyExists', fieldName: 'UserName', message: 'UserName already exists' }]);
+    throw alreadyExists(violates(v, 'email_key') ? 'Email' : 'UserName');
   }
   const userId = idOf(id);
   if (roles.length > 0) await trx('app_user_role').insert([...new Set(roles)].map((role) => ({ user_id: userId, role })));
   return userId;
+}
+
+const alreadyExists = (fieldName: 'UserName' | 'Email'): ApiError =>
+  ApiError.validation([{ errorCode: 'AlreadyExists', fieldName, message: `${fieldName} already exists` }]);
+
+/**
+ * Throws 409 when the user name or e-mail is taken already. Only a fast path: two
+ * registrations racing both pass it, and the unique indexes decide (insertUser).
+ */
+export async function refuseTaken(db: Knex, user: NewUser): Promise<void> {
+  const keys = { userName: user.userName === undefined ? undefined : userNameKey(user.userName), email: user.email === undefined ? undefined : emailKey(user.email) };
+  if (keys.userName === undefined && keys.email === undefined) return;
+  const q = db('app_user').first('user_name_key', 'email_key');
+  if (keys.userName !== undefined) q.orWhere('user_name_key', keys.userName);
+  if (keys.email !== undefined) q.orWhere('email_key', keys.email);
+  const row = (await q) as { user_name_key: string | null; email_key: string | null } | undefined;
+  if (row) throw alreadyExists(keys.userName !== undefined && row.user_name_key === keys.userName ? 'UserName' : 'Email');
 }
 
 /** Finds a user by user name or, when the login holds an @, by e-mail; case-insensitively. */

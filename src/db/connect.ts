@@ -10,16 +10,73 @@ export interface DbOptions {
   readonly databaseUrl?: string | undefined;
   readonly sqliteFile?: string | undefined;
   readonly poolMax?: number;
+  /**
+   * MySQL only: the server aborts any statement of this pool running longer, and lock
+   * waits give up as soon (rounded up to seconds). The query engine cancels its own
+   * statements at QUERY_TIMEOUT_MS; this bounds the rest (sign-in, registration) so no
+   * request can hold a pooled connection forever behind a lock. Leave it out for
+   * migrations and bulk loads.
+   */
+  readonly statementTimeoutMs?: number;
 }
 
 export function connect(options: DbOptions): Knex {
-  if (options.databaseUrl) return connectMysql(options.databaseUrl, options.poolMax ?? 10);
+  if (options.databaseUrl) return connectMysql(options.databaseUrl, options.poolMax ?? 10, options.statementTimeoutMs);
   return connectSqlite(options.sqliteFile ?? 'data/impianti.sqlite');
 }
 
-function connectMysql(url: string, poolMax: number): Knex {
+type Conn = { query: (sql: string, cb: (err: (Error & { errno?: number }) | null) => void) => void };
+
+/** Per-connection session settings, run in order; a failure fails the connection. */
+function sessionSetup(statementTimeoutMs: number | undefined): (conn: Conn, done: (err: Error | null) => void) => void {
+  // Lock waits (whole seconds) end a second after the statement limit, which stays the
+  // one that fires where the server has it (MariaDB); on MySQL they bound the writes.
+  const lockWait = statementTimeoutMs === undefined ? undefined : Math.ceil(statementTimeoutMs / 1000) + 1;
+  const statements = [
+    // DATETIME columns hold UTC (DECISIONS §9).
+    "SET time_zone = '+00:00'",
+    ...(lockWait === undefined ? [] : [`SET SESSION lock_wait_timeout = ${lockWait}, SESSION innodb_lock_wait_timeout = ${lockWait}`]),
+  ];
+  return (conn, done) => {
+    const next = (i: number): void => {
+      if (i < statements.length) return conn.query(statements[i]!, (err) => (err ? done(err) : next(i + 1)));
+      if (statementTimeoutMs === undefined) return done(null);
+      // MariaDB: max_statement_time, in seconds, every statement (ER_STATEMENT_TIMEOUT 1969).
+      // MySQL lacks it (ER_UNKNOWN_SYSTEM_VARIABLE 1193) and bounds SELECTs with max_execution_time.
+      conn.query(`SET SESSION max_statement_time = ${(statementTimeoutMs / 1000).toFixed(3)}`, (err) => {
+        if (!err) return done(null);
+        if (err.errno !== 1193) return done(err);
+        conn.query(`SET SESSION max_execution_time = ${Math.round(statementTimeoutMs)}`, done);
+      });
+    };
+    next(0);
+  };
+}
+
+interface TarnPool {
+  on(event: 'createFail', listener: (eventId: number, err: unknown) => void): void;
+  readonly pendingAcquires: ReadonlyArray<{ reject(err: unknown): void }>;
+}
+
+/**
+ * tarn answers a failed connection attempt by failing the first waiting request only and
+ * trying again later, so with the server down the waiting line drains one request per
+ * attempt. Every request waiting then would try the same unreachable server: all get its
+ * error at once, which the edge answers 503 with Retry-After (DECISIONS §3).
+ */
+function failWaitingOnConnectError(db: Knex): Knex {
+  // knex builds its tarn pool in its constructor when it is given a connection.
+  const pool = (db.client as { pool?: TarnPool }).pool;
+  pool?.on('createFail', (_eventId, err) => {
+    for (const waiting of [...pool.pendingAcquires]) waiting.reject(err);
+  });
+  return db;
+}
+
+function connectMysql(url: string, poolMax: number, statementTimeoutMs: number | undefined): Knex {
+  const setup = sessionSetup(statementTimeoutMs);
   const u = new URL(url);
-  return knex({
+  return failWaitingOnConnectError(knex({
     client: 'mysql2',
     connection: {
       host: u.hostname,
@@ -39,12 +96,13 @@ function connectMysql(url: string, poolMax: number): Knex {
       max: poolMax,
       // A dead server must surface as a quick 503, not a request that hangs in the pool queue.
       acquireTimeoutMillis: 2000,
-      afterCreate: (conn: { query: (sql: string, cb: (err: Error | null) => void) => void }, done: (err: Error | null, c: unknown) => void) => {
-        conn.query("SET time_zone = '+00:00'", (err) => done(err, conn));
-      },
+      // After a failed attempt tarn waits this long (200 ms by default) before the next one
+      // for requests still waiting; see failWaitingOnConnectError.
+      createRetryIntervalMillis: 20,
+      afterCreate: (conn: Conn, done: (err: Error | null, c: unknown) => void) => setup(conn, (err) => done(err, conn)),
     },
     acquireConnectionTimeout: 2000,
-  });
+  }));
 }
 
 function connectSqlite(file: string): Knex {

@@ -11,6 +11,7 @@ interface DriverError {
   readonly sqlMessage?: unknown;
   readonly message?: unknown;
   readonly timeout?: unknown;
+  readonly fatal?: unknown;
 }
 
 const asDriverError = (err: unknown): DriverError => (typeof err === 'object' && err !== null ? (err as DriverError) : {});
@@ -67,8 +68,10 @@ export async function retryTransient<T>(work: () => Promise<T>, attempts = 3): P
 // ---- everything else -> the service's errors ---------------------------------------
 
 // ER_STATEMENT_TIMEOUT (MariaDB max_statement_time) and ER_QUERY_TIMEOUT (MySQL
-// max_execution_time): https://mariadb.com/kb/en/mariadb-error-codes/
-const timeoutErrnos = new Set([1969, 3024]);
+// max_execution_time): https://mariadb.com/kb/en/mariadb-error-codes/. ER_LOCK_WAIT_TIMEOUT
+// (1205) is a lock wait cut by lock_wait_timeout / innodb_lock_wait_timeout, which the
+// serving pool sets (src/db/connect.ts); it reaches here once retryTransient gives up.
+const timeoutErrnos = new Set([1969, 3024, 1205]);
 // The server went away or cannot be reached: worth a retry, unlike a bug.
 const unavailableCodes = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE',
@@ -90,7 +93,10 @@ function classify(e: DriverError): ApiError {
   if (typeof e.timeout === 'number' || timeoutErrnos.has(Number(e.errno))) {
     return ApiError.of('QueryTimeout', 'The query took too long and was cancelled', { 'Retry-After': '1' });
   }
-  if (e.name === 'KnexTimeoutError' || unavailableCodes.has(String(e.code))) {
+  // mysql2 marks `fatal` every error that cost it the connection, including the code-less
+  // "Can't add new command when connection is in closed state" that a ROLLBACK gets on a
+  // connection the server dropped mid-transaction.
+  if (e.name === 'KnexTimeoutError' || unavailableCodes.has(String(e.code)) || e.fatal === true) {
     return ApiError.of('ServiceUnavailable', 'The database is unavailable', { 'Retry-After': '1' });
   }
   return ApiError.of('InternalServerError', 'An internal error occurred');

@@ -16,7 +16,10 @@ export function rolesHandler(ctx: AccountsContext, change: 'assign' | 'unassign'
     const { userName, roles } = req.dto;
     const errors: FieldError[] = [];
     if (typeof userName !== 'string' || userName === '') errors.push({ errorCode: 'NotEmpty', fieldName: 'UserName', message: "'UserName' must not be empty." });
-    if (roles !== undefined && roles !== null && !Array.isArray(roles)) {
+    // `roles` is required by the contract (AssignRoles schema): a missing list is a 400, not a silent no-op.
+    if (roles === undefined || roles === null) {
+      errors.push({ errorCode: 'NotEmpty', fieldName: 'Roles', message: "'Roles' must not be empty." });
+    } else if (!Array.isArray(roles)) {
       errors.push({ errorCode: 'InvalidType', fieldName: 'Roles', message: "'Roles' must be a list of role names." });
     } else {
       const unknown = ((roles ?? []) as unknown[]).filter((r) => !isRole(r));

@@ -1,6 +1,8 @@
 // Writes every answer: JSON (nulls omitted), JSONP, CSV, and the ResponseStatus
 // envelope for failures (DECISIONS §2, §3). The one place bodies are serialized.
+import { STATUS_CODES } from 'node:http';
 import type { Response } from 'express';
+import { translateDbError } from '../db/driver-errors.js';
 import { ApiError } from '../errors/api-error.js';
 import { toCsv } from './csv.js';
 import type { Negotiated } from './negotiate.js';
@@ -8,16 +10,49 @@ import type { OperationResponse } from './operation.js';
 
 const dropNulls = (_key: string, value: unknown) => (value === null ? undefined : value);
 
+/** Whether a property somewhere in `value` is null (values with toJSON, such as Dates, are leaves). */
+function holdsNull(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) return value.some((v) => v !== null && typeof v === 'object' && holdsNull(v));
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return false;
+  for (const key in value) {
+    const v = (value as Record<string, unknown>)[key];
+    if (v === null || (typeof v === 'object' && holdsNull(v))) return true;
+  }
+  return false;
+}
+
+/**
+ * JSON with null properties left out (DECISIONS §1). A replacer function makes
+ * JSON.stringify about twice as slow, and most bodies (query results, built without
+ * nulls) need none, so it is used only when a null is actually there.
+ */
+export function toJson(body: unknown): string {
+  if (body === null || body === undefined) return '{}';
+  return (holdsNull(body) ? JSON.stringify(body, dropNulls) : JSON.stringify(body)) ?? '{}';
+}
+
+/**
+ * Writes a complete text body. res.end() directly rather than express's res.send(),
+ * which would re-parse the Content-Type to set a charset we already set, and check
+ * freshness for ETags we do not send (etag is off). Node sends no body for HEAD itself.
+ */
+function end(res: Response, status: number, headers: Readonly<Record<string, string>>, text: string): void {
+  res.statusCode = status;
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text);
+}
+
 export function sendJson(res: Response, status: number, body: unknown, callback: string | undefined): void {
-  const json = JSON.stringify(body, dropNulls) ?? '{}';
+  const json = toJson(body);
   if (callback !== undefined) {
     // The status stays 200 so the browser runs the callback; the body carries responseStatus.
-    res.status(200).set({ 'Content-Type': 'application/javascript; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
     // The /**/ prefix defuses the Rosetta Flash family of attacks on JSONP endpoints.
-    res.send(`/**/${callback}(${json});`);
+    end(res, 200, { 'Content-Type': 'application/javascript; charset=utf-8', 'X-Content-Type-Options': 'nosniff' }, `/**/${callback}(${json});`);
     return;
   }
-  res.status(status).set('Content-Type', 'application/json; charset=utf-8').send(json);
+  end(res, status, { 'Content-Type': 'application/json; charset=utf-8' }, json);
 }
 
 export function sendResult(res: Response, operationId: string, negotiated: Negotiated, result: OperationResponse): void {
@@ -49,8 +84,36 @@ export function sendError(res: Response, error: ApiError, options: ErrorOptions,
   sendJson(res, error.status, { responseStatus }, options.callback);
 }
 
-/** Anything that is not an ApiError is a bug: a generic 500, the details only in the log. */
+/**
+ * Anything that is not an ApiError is a client error raised while reading the body
+ * (http-errors marks those `expose`: a corrupt gzip body, a Content-Length that lies),
+ * a driver error (the database went away, a query was cancelled: 503 with Retry-After,
+ * from whichever handler it escaped) or a bug: a generic 500, details only in the log.
+ */
 export function asApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
-  return ApiError.of('InternalServerError', 'An unexpected error occurred');
+  const http = err as { expose?: unknown; status?: unknown } | null;
+  if (http?.expose === true && typeof http.status === 'number' && http.status >= 400 && http.status < 500) {
+    if (http.status === 413) return ApiError.of('PayloadTooLarge', 'The request body is too large');
+    if (http.status === 415) return ApiError.of('UnsupportedMediaType', 'The request body is in an encoding or charset that is not supported');
+    return ApiError.of('SerializationException', 'The request body could not be read');
+  }
+  return translateDbError(err);
+}
+
+/**
+ * The bytes of an error answer written straight to a socket, for requests Node's parser
+ * refused (oversized headers, broken request line) before express ever saw them.
+ */
+export function rawErrorResponse(error: ApiError): string {
+  const body = JSON.stringify({ responseStatus: { errorCode: error.code, message: error.message, errors: error.errors } });
+  return [
+    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? ''}`,
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'X-Content-Type-Options: nosniff',
+    'Connection: close',
+    '',
+    body,
+  ].join('\r\n');
 }

@@ -12,15 +12,54 @@ const addFormats = (ajvFormats as unknown as { default: ajvFormats.FormatsPlugin
 
 export type DtoValidator = (dto: Readonly<Record<string, unknown>>) => Result<Readonly<Record<string, unknown>>>;
 
-export function compileValidator(op: OperationContract): DtoValidator {
-  const ajv = new Ajv({ allErrors: true, strict: false, verbose: true });
-  addFormats(ajv);
-  const schema = {
-    type: 'object',
-    properties: Object.fromEntries([...op.properties.values()].map((p) => [p.name, p.schema])),
+let shared: Ajv | undefined;
+
+/** One Ajv for every operation: each new instance compiles the JSON Schema meta-schema again (~70 ms). */
+function ajvInstance(): Ajv {
+  if (!shared) {
+    shared = new Ajv({ allErrors: true, strict: false, verbose: true });
+    addFormats(shared);
+  }
+  return shared;
+}
+
+/** Validators not compiled yet, compiled one per timer tick once start-up is over. */
+const pending: Array<() => unknown> = [];
+const warmUpDelayMs = 1000;
+
+function warmUpLater(compile: () => unknown): void {
+  if (pending.push(compile) > 1) return;
+  const next = (): void => {
+    pending.shift()?.();
+    if (pending.length > 0) setTimeout(next, 0).unref();
   };
-  const validate: ValidateFunction = ajv.compile(schema);
+  setTimeout(next, warmUpDelayMs).unref();
+}
+
+/**
+ * Not compiled at start-up: compiling every operation's schema took about half a second
+ * of the service's start (scripts/bench, --cpu-prof), most of it for operations whose
+ * handlers validate for themselves (Register, the queries) and never call this. The others
+ * compile in the background a second after start, one per tick (20-80 ms each), so that
+ * an operation's first request does not stall every request in flight; a request that
+ * comes earlier compiles its own. An operation without properties (Health, Ready) has
+ * nothing to check.
+ */
+export function compileValidator(op: OperationContract): DtoValidator {
+  if (op.properties.size === 0) return (dto) => ok(dto);
+  let validate: ValidateFunction | undefined;
+  const compiled = (): ValidateFunction => {
+    if (validate) return validate;
+    const ajv = ajvInstance();
+    const schema = {
+      type: 'object',
+      properties: Object.fromEntries([...op.properties.values()].map((p) => [p.name, p.schema])),
+    };
+    return (validate = ajv.compile(schema));
+  };
+  if (!op.validatedByHandler) warmUpLater(compiled);
   return (dto) => {
+    const validate = compiled();
     if (validate(dto)) return ok(dto);
     const errors = dedupe((validate.errors ?? []).filter((e) => e.keyword !== 'if').map(toFieldError));
     return errors.length > 0 ? fail(ApiError.validation(errors)) : ok(dto);

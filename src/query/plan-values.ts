@@ -22,6 +22,9 @@ export function int32(value: unknown, name: string): Result<number> {
 /** Lengths count Unicode code points (DECISIONS §1), not UTF-16 units. */
 export function text(value: unknown, name: string, limits: QueryLimits): Result<string> {
   if (typeof value !== 'string') return invalid('InvalidType', name, `'${name}' must be a string`);
+  // SQLite's LIKE reads its operands as C strings and stops at a NUL, so `%\0x` would match
+  // every row there while MySQL matches it literally: no value may hold one (issue 7 fuzzing).
+  if (value.includes('\u0000')) return invalid('InvalidValue', name, `'${name}' must not contain the NUL character`);
   if ([...value].length > limits.stringMaxLength) {
     return invalid('Length', name, `'${name}' must be at most ${limits.stringMaxLength} characters`);
   }

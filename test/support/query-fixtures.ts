@@ -51,6 +51,6 @@ export async function loadFixtures(db: Knex): Promise<void> {
 
 /** The ids of a successful outcome's results, or the failure's field errors. */
 export function idsOf(r: Result<QueryOutcome>): number[] | Array<[string, string]> {
-  if (!r.ok) return r.error.errors.map((e) => [e.errorCode, e.fieldName]);
+  if (!r.ok) return r.error.errors.map((e): [string, string] => [e.errorCode, e.fieldName]);
   return r.value.response.results.map((x) => x['id'] as number);
 }

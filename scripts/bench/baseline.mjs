@@ -1,0 +1,185 @@
+// The bench's baseline: the same answers to the mix as the service, written by hand on
+// node:http + mysql2 + jsonwebtoken. No framework, no validation, no query builder, no
+// logging: each request shape the mix sends maps to fixed parameterized SQL. It is the
+// floor of what Node and MySQL cost for this work, not a second implementation of the API
+// (it trusts its input and knows only the filters the mix uses).
+import crypto from 'node:crypto';
+import http from 'node:http';
+import jwt from 'jsonwebtoken';
+import mysql from 'mysql2/promise';
+
+const env = process.env;
+const u = new URL(env.DATABASE_URL);
+const pool = mysql.createPool({
+  host: u.hostname,
+  port: Number(u.port || 3306),
+  user: decodeURIComponent(u.username),
+  password: decodeURIComponent(u.password),
+  database: u.pathname.slice(1),
+  // Same driver settings and pool size as the service (src/db/connect.ts).
+  connectionLimit: Number(env.POOL_MAX ?? 10),
+  charset: 'utf8mb4',
+  timezone: 'Z',
+  supportBigNumbers: true,
+  bigNumberStrings: true,
+});
+const key = crypto.createSecretKey(Buffer.from(env.JWT_SECRET, 'utf8'));
+const verifyOptions = { algorithms: ['HS256'], issuer: 'impianti-api', audience: 'impianti-api', clockTolerance: 30 };
+
+/** Roles of a valid bearer token, or undefined. */
+function rolesOf(req) {
+  const h = req.headers.authorization;
+  if (!h || !h.startsWith('Bearer ')) return undefined;
+  try {
+    return jwt.verify(h.slice(7), key, verifyOptions).roles;
+  } catch {
+    return undefined;
+  }
+}
+
+const tables = {
+  SoggettoRecapitoQuery: {
+    table: 'soggetto_recapito',
+    fields: { id: 'id', soggettoId: 'soggetto_id', tipoRecapitoId: 'tipo_recapito_id', recapito: 'recapito', codiceEsterno: 'codice_esterno' },
+    booleans: new Set(),
+  },
+  CaratteristicaGruppoQuery: {
+    table: 'caratteristica_gruppo',
+    fields: { id: 'id', descrizione: 'descrizione', tipoCaratteristicaSezioneId: 'tipo_caratteristica_sezione_id', isDisattiva: 'is_disattiva', iconaImmagineId: 'icona_immagine_id', ordineVista: 'ordine_vista' },
+    booleans: new Set(['isDisattiva']),
+  },
+};
+const lowerFirst = (s) => s[0].toLowerCase() + s.slice(1);
+const escapeLike = (v) => v.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** WHERE terms for the filters the mix sends. */
+function where(spec, body) {
+  const sql = [];
+  const args = [];
+  for (const [name, value] of Object.entries(body)) {
+    let m;
+    if ((m = /^(\w+)In$/.exec(name)) && spec.fields[m[1]]) {
+      sql.push(`${spec.fields[m[1]]} IN (${value.map(() => '?').join(', ')})`);
+      args.push(...value);
+    } else if ((m = /^(\w+)Between$/.exec(name)) && spec.fields[m[1]]) {
+      sql.push(`${spec.fields[m[1]]} BETWEEN ? AND ?`);
+      args.push(value[0], value[1]);
+    } else if ((m = /^(\w+)StartsWith$/.exec(name)) && spec.fields[m[1]]) {
+      sql.push(`${spec.fields[m[1]]} LIKE ? ESCAPE ?`);
+      args.push(`${escapeLike(value)}%`, '\\');
+    } else if (spec.fields[name]) {
+      sql.push(`${spec.fields[name]} = ?`);
+      args.push(typeof value === 'boolean' ? Number(value) : value);
+    }
+  }
+  return { sql: sql.length ? ` WHERE ${sql.join(' AND ')}` : '', args };
+}
+
+async function query(operation, body) {
+  const spec = tables[operation];
+  const w = where(spec, body);
+  const take = Math.min(body.take ?? 100, 1000);
+  const skip = body.skip ?? 0;
+  const props = body.fields ? body.fields.split(',').map((f) => lowerFirst(f.trim())) : Object.keys(spec.fields);
+  const order = body.orderBy ? `${spec.fields[lowerFirst(body.orderBy)]} ASC, id ASC` : 'id ASC';
+  const page = pool.query(`SELECT ${props.map((p) => spec.fields[p]).join(', ')} FROM ${spec.table}${w.sql} ORDER BY ${order} LIMIT ? OFFSET ?`, [...w.args, take, skip]);
+  // Include: Total, COUNT(*) Alias and MAX(Field) Alias, in one summary statement.
+  const selects = [];
+  const meta = [];
+  for (const item of (body.include ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+    let m;
+    if (item === 'Total') selects.push('COUNT(*) AS total');
+    else if ((m = /^COUNT\(\*\) (\w+)$/.exec(item))) (selects.push(`COUNT(*) AS a${meta.length}`), meta.push(m[1]));
+    else if ((m = /^MAX\((\w+)\) (\w+)$/.exec(item))) (selects.push(`MAX(${spec.fields[lowerFirst(m[1])]}) AS a${meta.length}`), meta.push(m[2]));
+  }
+  const summary = selects.length ? pool.query(`SELECT ${selects.join(', ')} FROM ${spec.table}${w.sql}`, w.args) : undefined;
+  const [[rows], summaryResult] = await Promise.all([page, summary]);
+  const s = summaryResult?.[0][0];
+  const results = rows.map((row) => {
+    const out = {};
+    for (const p of props) {
+      const v = row[spec.fields[p]];
+      if (v !== null) out[p] = spec.booleans.has(p) ? v !== 0 : v;
+    }
+    return out;
+  });
+  const response = { offset: skip };
+  if (s && 'total' in s) response.total = Number(s.total);
+  response.results = results;
+  if (meta.length) {
+    response.meta = {};
+    meta.forEach((alias, i) => {
+      if (s[`a${i}`] !== null) response.meta[alias] = String(s[`a${i}`]);
+    });
+  }
+  return response;
+}
+
+const fileColumns = 'f.id, f.nome, f.is_folder, f.folder_id, f.impianto_id, f.data_creazione, f.data_aggiornamento';
+const fileDto = (r) => {
+  const dto = { id: r.id, nome: r.nome, isFolder: r.is_folder !== 0 };
+  if (r.folder_id !== null) dto.folderId = r.folder_id;
+  dto.dataCreazione = r.data_creazione.toISOString();
+  dto.dataAggiornamento = r.data_aggiornamento.toISOString();
+  if (r.impianto_id !== null) dto.impiantoId = r.impianto_id;
+  return dto;
+};
+
+async function files(impiantoId) {
+  const [[root]] = await pool.query(
+    `SELECT i.id AS found, ${fileColumns} FROM impianto i
+       LEFT JOIN impianto_file f ON f.id = (SELECT MIN(r.id) FROM impianto_file r WHERE r.impianto_id = i.id AND r.folder_id IS NULL)
+      WHERE i.id = ? LIMIT 1`,
+    [impiantoId],
+  );
+  if (!root) return undefined;
+  if (root.id === null) return { contents: [] };
+  const contents = root.is_folder
+    ? (await pool.query(`SELECT ${fileColumns} FROM impianto_file f WHERE f.folder_id = ? ORDER BY f.is_folder DESC, f.nome ASC, f.id ASC`, [root.id]))[0]
+    : [];
+  return { rootFile: fileDto(root), contents: contents.map(fileDto) };
+}
+
+function send(res, status, body) {
+  const json = JSON.stringify(body);
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(json) });
+  res.end(json);
+}
+
+const server = http.createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    handle(req, chunks.length ? Buffer.concat(chunks).toString('utf8') : '')
+      .then(([status, body]) => send(res, status, body))
+      .catch((err) => send(res, 500, { responseStatus: { errorCode: 'InternalServerError', message: String(err.message) } }));
+  });
+});
+
+async function handle(req, text) {
+  const url = req.url;
+  if (url === '/ready') {
+    await pool.query('SELECT 1');
+    return [200, { status: 'ok' }];
+  }
+  let m;
+  if (req.method === 'POST' && (m = /^\/json\/reply\/(\w+)$/.exec(url)) && tables[m[1]]) {
+    const roles = rolesOf(req);
+    if (!roles) return [401, { responseStatus: { errorCode: 'Unauthorized' } }];
+    if (!roles.includes('Admin')) return [403, { responseStatus: { errorCode: 'Forbidden' } }];
+    return [200, await query(m[1], JSON.parse(text))];
+  }
+  if (req.method === 'GET' && (m = /^\/impianti\/(\d+)\/files$/.exec(url))) {
+    const roles = rolesOf(req);
+    if (!roles) return [401, { responseStatus: { errorCode: 'Unauthorized' } }];
+    if (!roles.includes('Admin') && !roles.includes('ApiUser')) return [403, { responseStatus: { errorCode: 'Forbidden' } }];
+    const body = await files(Number(m[1]));
+    return body ? [200, body] : [404, { responseStatus: { errorCode: 'NotFound' } }];
+  }
+  return [404, { responseStatus: { errorCode: 'NotFound' } }];
+}
+
+server.listen(Number(env.PORT ?? 8090), env.HOST ?? '127.0.0.1');
+const stop = () => server.close(() => pool.end().then(() => process.exit(0)));
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);

@@ -1,0 +1,111 @@
+// Child processes of the bench: the service and the baseline. Each start is timed from
+// spawn to the first 200 from /ready; every child is killed when the bench exits, however
+// it exits.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+
+const children = new Set();
+
+function killAll() {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+}
+process.on('exit', killAll);
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    killAll();
+    process.exit(130);
+  });
+}
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function ready(port) {
+  return new Promise((resolve) => {
+    const req = http.get({ host: '127.0.0.1', port, path: '/ready', agent: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.on('error', () => resolve(false));
+    req.setTimeout(1000, () => req.destroy());
+  });
+}
+
+/**
+ * Starts `node <args>` with `env` added, logging to `logFile`, and waits for /ready.
+ * Returns { child, port, readyMs }.
+ */
+export async function startNode({ args, env, logFile, port, nodeOptions = [] }) {
+  const log = fs.openSync(logFile, 'w');
+  const started = performance.now();
+  const child = spawn(process.execPath, [...nodeOptions, ...args], { env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', log, log] });
+  fs.closeSync(log);
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  const deadline = started + 30_000;
+  while (performance.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited with ${child.exitCode}; see ${logFile}`);
+    if (await ready(port)) return { child, port, readyMs: Math.round(performance.now() - started) };
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`${args.join(' ')} was not ready within 30 s; see ${logFile}`);
+}
+
+/** SIGTERM, then SIGKILL after `graceMs`; resolves once the child has exited. */
+export function stop(child, graceMs = 12_000) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/** Peak resident set size (VmHWM) of a live process, in MB. */
+export function peakRssMb(pid) {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+  return Math.round((kb / 1024) * 10) / 10;
+}
+
+export function rssMb(pid) {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+  return Math.round((kb / 1024) * 10) / 10;
+}
+
+/** CPU seconds (user + system) a process has used so far. */
+export function cpuSeconds(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+/** The pid of the MySQL/MariaDB server behind `conn`, if it runs on this machine (its pid file is readable). */
+export async function mysqldPid(conn) {
+  try {
+    const [[{ file }]] = await conn.query('SELECT @@pid_file AS file');
+    const pid = Number(fs.readFileSync(file, 'utf8').trim());
+    return fs.existsSync(`/proc/${pid}`) ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}

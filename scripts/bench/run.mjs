@@ -1,0 +1,399 @@
+// `make bench`: the service against a hand-written baseline on the same data and mix,
+// plus start-up time, memory, scaling with table size and a registration flood.
+// Writes scripts/bench/results.json and results.svg; prints a summary.
+//
+//   node scripts/bench/run.mjs [--rounds 6] [--seconds 12] [--connections 16] [--warmup 10]
+//                              [--only mix,scale,flood] [--quick] [--profile] [--service-env K=V,...]
+// --profile runs one round of the mix against the service under --cpu-prof and prints where
+// its time went (the .cpuprofile stays in scripts/bench/out/, for Chrome DevTools).
+// MYSQL_URL (default mysql://root@127.0.0.1:3306/test) names the server; the bench uses
+// its own databases impianti_bench (1M rows), impianti_bench_100k and impianti_bench_10k.
+import fs from 'node:fs';
+import os from 'node:os';
+import { isDeepStrictEqual, parseArgs } from 'node:util';
+import jwt from 'jsonwebtoken';
+import mysql from 'mysql2/promise';
+import { renderChart } from './chart.mjs';
+import { closedLoop, paced } from './load.mjs';
+import { indexedKind, mixKinds, mixSequence } from './mix.mjs';
+import { cpuSeconds, freePort, mysqldPid, peakRssMb, startNode, stop } from './processes.mjs';
+import { connectionOf, seedDatabase } from './seed.mjs';
+import { summarizeProfile } from './profile.mjs';
+
+const root = new URL('../../', import.meta.url);
+const here = new URL('./', import.meta.url);
+const out = new URL('out/', here);
+fs.mkdirSync(out, { recursive: true });
+
+/**
+ * The bench runs a private copy of the build (dist/ and generated/ under out/app/), so a
+ * rebuild elsewhere in the tree (`make build` empties dist/) cannot pull files from under
+ * a running service. Modules still resolve from the repository's node_modules.
+ */
+function snapshotBuild() {
+  const app = new URL('app/', out);
+  fs.rmSync(app, { recursive: true, force: true });
+  for (const dir of ['dist/src', 'dist/generated', 'generated']) {
+    if (!fs.existsSync(new URL(dir, root))) throw new Error(`${dir} is missing: build first (make bench does)`);
+    fs.cpSync(new URL(dir, root), new URL(dir, app), { recursive: true });
+  }
+  return app;
+}
+
+const { values: opts } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '6' },
+    seconds: { type: 'string', default: '12' },
+    connections: { type: 'string', default: '16' },
+    warmup: { type: 'string', default: '10' },
+    only: { type: 'string', default: 'mix,scale,flood' },
+    quick: { type: 'boolean', default: false },
+    profile: { type: 'boolean', default: false },
+    results: { type: 'string', default: new URL('results.json', here).pathname },
+    // Extra service environment for experiments: --service-env HASH_CONCURRENCY=1,UV_THREADPOOL_SIZE=6
+    'service-env': { type: 'string', default: '' },
+  },
+});
+const rounds = opts.quick ? 2 : Number(opts.rounds);
+const seconds = opts.quick ? 5 : Number(opts.seconds);
+const warmup = opts.quick ? 2 : Number(opts.warmup);
+const connections = Number(opts.connections);
+const only = new Set(opts.only.split(','));
+
+const serverUrl = process.env.MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test';
+const secret = 'bench-secret-bench-secret-bench-secret-0123456789';
+const main = { database: 'impianti_bench', soggettoRecapito: 1_000_000, caratteristicaGruppo: 100_000, impianti: 1000, filesPerRoot: 12 };
+const scaleSizes = [
+  { label: '10k', database: 'impianti_bench_10k', soggettoRecapito: 10_000, caratteristicaGruppo: 1000, impianti: 10, filesPerRoot: 4 },
+  { label: '100k', database: 'impianti_bench_100k', soggettoRecapito: 100_000, caratteristicaGruppo: 1000, impianti: 10, filesPerRoot: 4 },
+  { label: '1M', ...main },
+];
+
+const log = (...args) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}]`, ...args);
+const ratio = (a, b) => Math.round((a / b) * 1000) / 1000;
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  return Math.round(m * 10000) / 10000;
+};
+
+const token = (roles) =>
+  jwt.sign({ sub: '1', sid: 'bench', roles }, secret, { algorithm: 'HS256', issuer: 'impianti-api', audience: 'impianti-api', expiresIn: '4h' });
+const tokens = { admin: token(['Admin']), apiUser: token(['ApiUser']) };
+
+const serviceEnvOverrides = Object.fromEntries(opts['service-env'].split(',').filter(Boolean).map((kv) => kv.split('=')));
+
+/** The service as deployed: built, production mode, logs at warn. */
+function serviceEnv(databaseUrl, extra = {}) {
+  return {
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    HOST: '127.0.0.1',
+    DATABASE_URL: databaseUrl,
+    JWT_SECRET: secret,
+    // The flood must reach scrypt: with the per-IP limit (10 a minute) one client would
+    // mostly get 429s.
+    RATE_LIMIT_REGISTER_PER_MIN: '0',
+    // scrypt at production cost (SCRYPT_LOG_N 15, r 8, p 3: ~0.45 s of one core and 32 MiB
+    // per hash), but at most cores - 1 hashes at once, so one core stays for the event loop
+    // and MySQL. The default HASH_CONCURRENCY of 4 gives scrypt every core of a 2-core
+    // machine (see the README). HASH_QUEUE keeps its default of 256; the libuv pool its 4
+    // threads, so file and DNS work never waits behind hashes.
+    HASH_CONCURRENCY: String(Math.max(1, os.availableParallelism() - 1)),
+    ...serviceEnvOverrides,
+    ...extra,
+  };
+}
+
+async function startService(databaseUrl, name, extra = {}, nodeOptions = []) {
+  const port = await freePort();
+  return startNode({ args: [new URL('dist/src/main.js', appRoot).pathname], env: serviceEnv(databaseUrl, extra), logFile: new URL(`${name}.log`, out).pathname, port, nodeOptions });
+}
+
+async function startBaseline(databaseUrl) {
+  const port = await freePort();
+  return startNode({ args: [new URL('baseline.mjs', here).pathname], env: { DATABASE_URL: databaseUrl, JWT_SECRET: secret, HOST: '127.0.0.1', NODE_ENV: 'production' }, logFile: new URL('baseline.log', out).pathname, port });
+}
+
+/** Both servers must give the same answers, or the comparison means nothing. */
+async function checkSameAnswers(kinds, servicePort, baselinePort) {
+  const next = mixSequence(kinds, 4242);
+  const fetchJson = async (port, r) => {
+    const res = await fetch(`http://127.0.0.1:${port}${r.path}`, {
+      method: r.method,
+      headers: { Authorization: `Bearer ${tokens[r.role]}`, ...(r.body ? { 'Content-Type': 'application/json' } : {}) },
+      body: r.body ? JSON.stringify(r.body) : undefined,
+    });
+    return { status: res.status, body: await res.json() };
+  };
+  const checked = {};
+  for (let i = 0; i < 20 * Object.keys(kinds).length; i++) {
+    const r = next();
+    const [a, b] = await Promise.all([fetchJson(servicePort, r), fetchJson(baselinePort, r)]);
+    if (a.status !== 200 || !isDeepStrictEqual(a, b)) {
+      throw new Error(`service and baseline disagree on ${r.name} ${JSON.stringify(r.body ?? r.path)}:\n${JSON.stringify(a).slice(0, 600)}\n${JSON.stringify(b).slice(0, 600)}`);
+    }
+    checked[r.name] = (checked[r.name] ?? 0) + (a.body.results?.length ?? a.body.contents?.length ?? 0);
+  }
+  log('service and baseline agree on', Object.entries(checked).map(([k, n]) => `${k} (${n} rows)`).join(', '));
+}
+
+async function mixBench(mainUrl, results) {
+  const kinds = mixKinds(main);
+  const service = await startService(mainUrl, 'service', {}, opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${out.pathname}`] : []);
+  results.startup.push({ where: 'mix (1M rows)', readyMs: service.readyMs });
+  log(`service ready in ${service.readyMs} ms (pid ${service.child.pid})`);
+  const baseline = await startBaseline(mainUrl);
+  log(`baseline ready in ${baseline.readyMs} ms`);
+  const sides = { service, baseline };
+  await checkSameAnswers(kinds, service.port, baseline.port);
+
+  const conn = await mysql.createConnection({ ...connectionOf(serverUrl), database: undefined });
+  const mysqld = await mysqldPid(conn);
+  await conn.end();
+  // CPU each process spent per request: where the machine's two cores went.
+  const run = async (side, seed, secs) => {
+    const pids = { server: sides[side].child.pid, mysqld, loadGenerator: process.pid };
+    const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSeconds(pid)]));
+    const r = await closedLoop({ url: `http://127.0.0.1:${sides[side].port}`, next: mixSequence(kinds, seed), tokens, connections, seconds: secs });
+    const requests = r.rps * secs;
+    r.cpuMsPerRequest = Object.fromEntries(
+      Object.entries(pids).filter(([, pid]) => pid !== undefined).map(([k, pid]) => [k, Math.round(((cpuSeconds(pid) - before[k]) * 1e6) / requests) / 1000]),
+    );
+    return r;
+  };
+  if (opts.profile) {
+    // Profile only the service: one round, then SIGTERM so node writes the .cpuprofile.
+    const before = new Set(fs.readdirSync(out));
+    await run('service', 1, warmup);
+    const r = await run('service', 2, seconds);
+    log(`profiled round: ${r.rps} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms`);
+    await stop(service.child);
+    await stop(baseline.child);
+    const file = fs.readdirSync(out).find((f) => f.endsWith('.cpuprofile') && !before.has(f));
+    results.profile = { file: `scripts/bench/out/${file}`, ...summarizeProfile(new URL(file, out).pathname) };
+    return;
+  }
+  if (only.has('mix')) {
+    log(`warm-up ${warmup} s each`);
+    await run('service', 1, warmup);
+    await run('baseline', 1, warmup);
+    for (let i = 1; i <= rounds; i++) {
+      // Same seed for both sides of a round: the same requests in the same order.
+      const a = await run('service', 100 + i, seconds);
+      const b = await run('baseline', 100 + i, seconds);
+      const pair = { round: i, service: a, baseline: b, ratio: { rps: ratio(a.rps, b.rps), p50: ratio(a.p50, b.p50), p99: ratio(a.p99, b.p99) } };
+      results.rounds.push(pair);
+      log(`round ${i}: service ${a.rps} req/s p50 ${a.p50} p99 ${a.p99} | baseline ${b.rps} req/s p50 ${b.p50} p99 ${b.p99} | ratios rps ${pair.ratio.rps} p99 ${pair.ratio.p99}`);
+      log(`  CPU ms per request: service ${JSON.stringify(a.cpuMsPerRequest)} | baseline ${JSON.stringify(b.cpuMsPerRequest)}`);
+      for (const [side, r] of Object.entries({ service: a, baseline: b })) {
+        const bad = Object.entries(r.statuses).filter(([s]) => s !== '200');
+        if (bad.length > 0 || r.errors > 0) log(`  ${side}: non-200 ${JSON.stringify(Object.fromEntries(bad))}, errors ${r.errors}`);
+      }
+    }
+    results.median = {
+      rps: median(results.rounds.map((r) => r.ratio.rps)),
+      p50: median(results.rounds.map((r) => r.ratio.p50)),
+      p99: median(results.rounds.map((r) => r.ratio.p99)),
+    };
+    // CPU time per request, median over the rounds: steadier than req/s when other work
+    // shares the machine, and what req/s would follow on a machine of its own.
+    const cpuOf = (side) => {
+      const keys = Object.keys(results.rounds[0][side].cpuMsPerRequest);
+      return Object.fromEntries(keys.map((k) => [k, median(results.rounds.map((r) => r[side].cpuMsPerRequest[k]))]));
+    };
+    const total = (c) => Object.values(c).reduce((a, b) => a + b, 0);
+    results.cpuMsPerRequest = { service: cpuOf('service'), baseline: cpuOf('baseline') };
+    results.cpuMsPerRequest.baselineOverService = ratio(total(results.cpuMsPerRequest.baseline), total(results.cpuMsPerRequest.service));
+    results.rss.serviceUnderMixMb = peakRssMb(service.child.pid);
+    results.rss.baselineUnderMixMb = peakRssMb(baseline.child.pid);
+  }
+  await stop(baseline.child);
+  if (only.has('flood')) await flood(service, kinds, results);
+  await stop(service.child);
+}
+
+/**
+ * Query latency at a quarter of the service's capacity, idle and during a flood of
+ * registrations, alternating idle/flood windows like the A/B rounds (other work on the
+ * machine moves a single window's p99 a lot); the ratio is the median over the pairs.
+ */
+async function flood(service, kinds, results) {
+  const capacity = results.rounds.length ? median(results.rounds.map((r) => r.service.rps)) : 600;
+  const rate = Math.max(20, Math.round(capacity / 4));
+  const url = `http://127.0.0.1:${service.port}`;
+  const pairs = opts.quick ? 1 : 3;
+  if (!results.rounds.length) await closedLoop({ url, next: mixSequence(kinds, 1), tokens, connections, seconds: warmup });
+  log(`flood: query mix paced at ${rate} req/s, ${pairs} x (${seconds} s idle, ${seconds} s during a flood of registrations from 32 connections)`);
+  const tag = Date.now().toString(36);
+  let n = 0;
+  const windows = [];
+  const registrations = [];
+  for (let i = 0; i < pairs; i++) {
+    const idle = await paced({ url, next: mixSequence(kinds, 7 + i), tokens, rate, seconds });
+    const floodRun = closedLoop({
+      url,
+      tokens,
+      connections: 32,
+      seconds: seconds + 2,
+      next: () => ({ name: 'register', method: 'POST', path: '/register', role: 'admin', body: { userName: `flood${tag}x${n++}`, password: 'correct horse battery staple' } }),
+    });
+    // The flood's first second fills the hash queue; the window starts once it is steady.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const during = await paced({ url, next: mixSequence(kinds, 7 + i), tokens, rate, seconds });
+    const r = await floodRun;
+    registrations.push({ rps: r.rps, p50: r.p50, p99: r.p99, statuses: r.statuses });
+    windows.push({ idle, duringFlood: during, p99Ratio: ratio(during.p99, idle.p99) });
+    log(`flood ${i + 1}: query p99 idle ${idle.p99} ms, during flood ${during.p99} ms (x${ratio(during.p99, idle.p99)}); registrations ${r.rps}/s ${JSON.stringify(r.statuses)}`);
+    // Let the queue of hashes drain before the next idle window.
+    await waitIdle(service.child.pid);
+  }
+  results.flood = {
+    rate,
+    hashConcurrency: serviceEnv('').HASH_CONCURRENCY,
+    windows,
+    registrations,
+    idle: { p50: median(windows.map((w) => w.idle.p50)), p99: median(windows.map((w) => w.idle.p99)) },
+    duringFlood: { p50: median(windows.map((w) => w.duringFlood.p50)), p99: median(windows.map((w) => w.duringFlood.p99)) },
+    p99Ratio: median(windows.map((w) => w.p99Ratio)),
+  };
+  results.rss.serviceWithFloodMb = peakRssMb(service.child.pid);
+  await cleanFloodUsers();
+}
+
+/**
+ * Resolves once the service is idle again: the flood's clients are gone, but the hashes
+ * they queued (up to 31 x 0.45 s) still run after them. Idle = under 10% of a core for 1 s.
+ */
+async function waitIdle(pid) {
+  for (let i = 0; i < 60; i++) {
+    const before = cpuSeconds(pid);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    if (cpuSeconds(pid) - before < 0.1) return;
+  }
+}
+
+async function cleanFloodUsers() {
+  const conn = await mysql.createConnection({ ...connectionOf(serverUrl), database: main.database });
+  await conn.query("DELETE FROM app_user WHERE user_name LIKE 'flood%'");
+  await conn.end();
+}
+
+/**
+ * p50 of one indexed lookup, one request at a time, at each table size: a service per
+ * database (started one after the other, each start timed), then windows alternating
+ * between them, so that other work on the machine falls on all three alike.
+ */
+async function scale(urls, results) {
+  const services = [];
+  for (const size of scaleSizes) {
+    const service = await startService(urls[size.label], `service-${size.label}`);
+    results.startup.push({ where: `scale ${size.label}`, readyMs: service.readyMs });
+    services.push({ size, service, url: `http://127.0.0.1:${service.port}`, kinds: indexedKind(size), windows: [] });
+  }
+  try {
+    for (const s of services) await closedLoop({ url: s.url, next: mixSequence(s.kinds, 1), tokens, connections: 1, seconds: Math.max(2, Math.round(warmup / 2)) });
+    const windows = opts.quick ? 1 : 3;
+    for (let i = 0; i < windows; i++) {
+      for (const s of services) s.windows.push(await closedLoop({ url: s.url, next: mixSequence(s.kinds, 10 + i), tokens, connections: 1, seconds: Math.max(3, Math.round(seconds / 3)) }));
+    }
+    for (const s of services) {
+      const w = s.windows;
+      results.scale[s.size.label] = { rows: s.size.soggettoRecapito, p50: median(w.map((r) => r.p50)), p99: median(w.map((r) => r.p99)), rps: median(w.map((r) => r.rps)), windows: w.map((r) => ({ p50: r.p50, p99: r.p99, rps: r.rps })) };
+      log(`scale ${s.size.label}: p50 ${results.scale[s.size.label].p50} ms (windows ${w.map((r) => r.p50).join(', ')}), ready in ${s.service.readyMs} ms`);
+    }
+  } finally {
+    for (const s of services) await stop(s.service.child);
+  }
+  results.scale.p50Ratio1MTo10k = ratio(results.scale['1M'].p50, results.scale['10k'].p50);
+}
+
+function targets(results) {
+  const t = [];
+  const add = (name, value, limit, met) => t.push({ name, value, limit, met });
+  if (results.median) {
+    add('mix throughput / baseline (median ratio)', results.median.rps, '>= 0.85', results.median.rps >= 0.85);
+    add('mix p99 / baseline (median ratio)', results.median.p99, '<= 1.3', results.median.p99 <= 1.3);
+  }
+  if (results.scale.p50Ratio1MTo10k !== undefined) add('indexed p50 at 1M / at 10k', results.scale.p50Ratio1MTo10k, '<= 1.5', results.scale.p50Ratio1MTo10k <= 1.5);
+  if (results.rss.serviceUnderMixMb !== undefined) add('service peak RSS under the mix (MB)', results.rss.serviceUnderMixMb, '< 200', results.rss.serviceUnderMixMb < 200);
+  if (results.startup.length) {
+    const worst = Math.max(...results.startup.map((s) => s.readyMs));
+    add('start to /ready, worst of all starts (ms)', worst, '< 1500', worst < 1500);
+  }
+  if (results.flood) add('query p99 during registration flood / idle', results.flood.p99Ratio, '<= 2', results.flood.p99Ratio <= 2);
+  return t;
+}
+
+async function mysqlFacts() {
+  const conn = await mysql.createConnection({ ...connectionOf(serverUrl), database: undefined });
+  const [[v]] = await conn.query('SELECT VERSION() AS version, @@innodb_buffer_pool_size AS bufferPool');
+  await conn.end();
+  return { version: v.version, innodbBufferPoolMb: Number(v.bufferPool) / 2 ** 20 };
+}
+
+let appRoot = root;
+
+async function mainRun() {
+  const started = Date.now();
+  appRoot = process.env.BENCH_APP_DIR ? new URL(`file://${process.env.BENCH_APP_DIR.replace(/\/?$/, '/')}`) : snapshotBuild();
+  const results = {
+    date: new Date().toISOString(),
+    serviceEnv: { ...serviceEnv('(url)'), JWT_SECRET: '(bench secret)' },
+    machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version, mysql: await mysqlFacts() },
+    config: { rounds, seconds, connections, warmup, sizes: main, mix: Object.keys(mixKinds(main)) },
+    seed: {},
+    rounds: [],
+    median: undefined,
+    rss: {},
+    startup: [],
+    scale: {},
+    flood: undefined,
+  };
+  const urls = {};
+  for (const size of scaleSizes) {
+    if (size.label !== '1M' && !only.has('scale')) continue;
+    const { url, stats } = await seedDatabase(serverUrl, size.database, size, { root: appRoot, log: (m) => log(`seed ${size.database}: ${m}`) });
+    urls[size.label] = url;
+    results.seed[size.database] = stats;
+  }
+  if (only.has('mix') || only.has('flood') || opts.profile) await mixBench(urls['1M'], results);
+  if (opts.profile) {
+    console.log(JSON.stringify(results.profile, null, 2));
+    return;
+  }
+  if (only.has('scale')) await scale(urls, results);
+  results.targets = targets(results);
+  results.durationS = Math.round((Date.now() - started) / 1000);
+  fs.writeFileSync(opts.results, JSON.stringify(results, null, 2) + '\n');
+  fs.writeFileSync(opts.results.replace(/\.json$/, '.svg'), renderChart(results));
+  printSummary(results);
+}
+
+function printSummary(results) {
+  console.log('\nround  service req/s  p50   p99  | baseline req/s  p50   p99  | ratio req/s  p50    p99');
+  for (const r of results.rounds) {
+    const f = (x) => String(x).padStart(6);
+    console.log(`${String(r.round).padStart(5)}  ${f(r.service.rps)}  ${f(r.service.p50)} ${f(r.service.p99)} | ${f(r.baseline.rps)}  ${f(r.baseline.p50)} ${f(r.baseline.p99)} | ${f(r.ratio.rps)} ${f(r.ratio.p50)} ${f(r.ratio.p99)}`);
+  }
+  if (results.median) console.log(`median ratios: req/s ${results.median.rps}, p50 ${results.median.p50}, p99 ${results.median.p99}`);
+  if (results.cpuMsPerRequest) {
+    const c = results.cpuMsPerRequest;
+    console.log(`CPU ms per request (median): service ${JSON.stringify(c.service)}, baseline ${JSON.stringify(c.baseline)}; baseline/service total ${c.baselineOverService}`);
+  }
+  if (results.rss.serviceUnderMixMb !== undefined) console.log(`peak RSS: service ${results.rss.serviceUnderMixMb} MB under the mix${results.rss.serviceWithFloodMb ? `, ${results.rss.serviceWithFloodMb} MB after the flood` : ''}; baseline ${results.rss.baselineUnderMixMb} MB`);
+  if (results.startup.length) console.log(`start to /ready: ${results.startup.map((s) => `${s.readyMs} ms (${s.where})`).join(', ')}`);
+  if (results.scale['1M']) console.log(`indexed p50: ${['10k', '100k', '1M'].map((k) => `${k} ${results.scale[k].p50} ms`).join(', ')}`);
+  if (results.flood) console.log(`flood: query p99 ${results.flood.idle.p99} ms idle, ${results.flood.duringFlood.p99} ms during the flood (medians of ${results.flood.windows.length} windows; median ratio ${results.flood.p99Ratio})`);
+  console.log('\ntargets:');
+  for (const t of results.targets) console.log(`  ${t.met ? 'MET    ' : 'NOT MET'} ${t.name}: ${t.value} (${t.limit})`);
+  console.log(`\nwritten: ${opts.results} and .svg (${results.durationS} s)`);
+}
+
+mainRun().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
