@@ -1,7 +1,5 @@
 // The users CLI: create reads the password from stdin (never argv), assign-roles and
 // list work against either engine, and the created user can sign in.
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { PassThrough, Readable } from 'node:stream';
 import { expect } from 'chai';
 import { pino } from 'pino';
@@ -11,22 +9,10 @@ import { loadConfig } from '../../src/config.js';
 import type { Dialect } from '../../src/db/dialect.js';
 import { createTestDb, type TestDb } from '../support/db.js';
 import { forEachDialect } from '../support/dialects.js';
+import { runCli } from '../support/run-cli.js';
 
-const cliPath = fileURLToPath(new URL('../../src/cli/users.js', import.meta.url));
 const secret = 'cli-test-secret-at-least-32-bytes-long!';
 
-function run(args: string[], env: Record<string, string>, stdin: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliPath, ...args], { env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(stdin);
-  });
-}
 
 forEachDialect('auth users CLI', (dialect: Dialect) => {
   let tdb: TestDb;
@@ -53,7 +39,7 @@ forEachDialect('auth users CLI', (dialect: Dialect) => {
   afterEach(() => tdb.drop());
 
   it('create reads the password from stdin; the user can sign in with it', async () => {
-    const r = await run(['create', 'mario.rossi', '--email', 'mario@example.it', '--roles', 'Admin,ApiUser'], env, 'cli-password-1\n');
+    const r = await runCli('users', ['create', 'mario.rossi', '--email', 'mario@example.it', '--roles', 'Admin,ApiUser'], env, 'cli-password-1\n');
     expect(r.code, r.stderr).to.equal(0);
     expect(r.stdout).to.match(/^created user \d+\n$/);
     expect((await signIn('mario@example.it', 'cli-password-1')).roles).to.deep.equal(['Admin', 'ApiUser']);

@@ -1,8 +1,6 @@
 // The bulk seed: rows land after the existing ids, are exactly the generated ones (so runs
 // are reproducible), fit the columns, and are found by the API's own filters; the CLI's
 // argument parser rejects bad input with a message and a non-zero exit.
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { PassThrough } from 'node:stream';
 import { expect } from 'chai';
 import { parseSeedArgs, runSeedCli } from '../../src/cli/seed.js';
@@ -13,9 +11,9 @@ import type { QueryDtoSpec } from '../../src/query/catalog-types.js';
 import { runQuery } from '../../src/query/run-query.js';
 import { createTestDb, type TestDb } from '../support/db.js';
 import { forEachDialect } from '../support/dialects.js';
+import { runCli } from '../support/run-cli.js';
 import { cg, sr, testContext } from '../support/query-catalog.js';
 
-const cliPath = fileURLToPath(new URL('../../src/cli/seed.js', import.meta.url));
 const rows = 5000;
 const seed = 42;
 
@@ -108,7 +106,7 @@ forEachDialect('bulk seed', (dialect) => {
 
   it('the CLI loads the configured database and prints rows/s', async () => {
     const env: Record<string, string> = t.databaseUrl ? { DATABASE_URL: t.databaseUrl } : { SQLITE_FILE: t.sqliteFile! };
-    const r = await run(['--rows', '1500', '--table=soggetto_recapito', '--batch', '400'], env);
+    const r = await runCli('seed', ['--rows', '1500', '--table=soggetto_recapito', '--batch', '400'], env);
     expect(r.code, r.stderr).to.equal(0);
     expect(r.stdout).to.match(/^soggetto_recapito: 1,500 rows, ids \d+\.\.\d+, in [\d.]+ s = [\d,]+ rows\/s /);
     // Not a terminal: plain progress lines, no carriage returns.
@@ -116,17 +114,6 @@ forEachDialect('bulk seed', (dialect) => {
   });
 });
 
-function run(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliPath, ...args], { env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe('bulk seed CLI arguments', () => {
   const good: Array<[string[], object]> = [
@@ -163,7 +150,7 @@ describe('bulk seed CLI arguments', () => {
     const code = await runSeedCli(['--rows', 'many'], { stdout: new PassThrough(), stderr, env: { DATABASE_URL: 'mysql://nobody@127.0.0.1:1/none' } });
     expect(code).to.equal(2);
     expect(text).to.equal('seed: --rows must be a whole number, got "many"\nusage: npm run seed -- --rows N [--table caratteristica_gruppo|soggetto_recapito|all] [--seed S] [--batch B]\n');
-    const spawned = await run(['--table', 'all'], {});
+    const spawned = await runCli('seed', ['--table', 'all'], {});
     expect([spawned.code, spawned.stderr.split('\n')[0]]).to.deep.equal([2, 'seed: --rows is required']);
   });
 });
