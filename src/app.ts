@@ -13,7 +13,7 @@ import type { OperationHandler } from './http/operation.js';
 import { parseBody } from './http/parse-body.js';
 import { requestLog } from './http/request-log.js';
 import { buildDto } from './http/request-dto.js';
-import { asApiError, sendError, sendJson, sendResult } from './http/respond.js';
+import { asApiError, sendError, sendResult } from './http/respond.js';
 import { compileValidator, type DtoValidator } from './http/validate-dto.js';
 import { edgeRoutes } from './http/edge-routes.js';
 import { cors } from './http/cors.js';
@@ -188,4 +188,3 @@ function trustProxyValue(v: string): boolean | number | string {
   return v;
 }
 
-export { sendJson };
