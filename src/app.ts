@@ -1,23 +1,25 @@
 // Builds the Express app from its dependencies: the generated contract, the handlers
-// (registered by operationId through openapi-backend) and the authenticator. Nothing
+// (by operationId; openapi-backend's router picks the operation) and the authenticator. Nothing
 // here listens; main.ts does. Start-up fails closed: an operation without a handler
 // or an access policy, or a handler without an operation, refuses to build.
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { OpenAPIBackend, type Context } from 'openapi-backend';
+import { OpenAPIBackend } from 'openapi-backend';
 import type { Deps } from './deps.js';
-import { ApiError } from './errors/api-error.js';
+import { ApiError, type Result } from './errors/api-error.js';
 import { authorize, type Authenticator } from './http/access.js';
 import type { Contract, OperationContract } from './http/contract.js';
 import { negotiate, splitSuffix, validateCallback, type Negotiated } from './http/negotiate.js';
 import type { OperationHandler } from './http/operation.js';
 import { parseBody } from './http/parse-body.js';
+import { readBody } from './http/read-body.js';
 import { requestLog } from './http/request-log.js';
 import { buildDto } from './http/request-dto.js';
 import { asApiError, sendError, sendResult } from './http/respond.js';
-import { compileValidator, type DtoValidator } from './http/validate-dto.js';
+import { compileValidator } from './http/validate-dto.js';
 import { edgeRoutes } from './http/edge-routes.js';
 import { cors } from './http/cors.js';
 import { createMetrics } from './http/metrics.js';
+import { operationRoutes } from './http/operation-routes.js';
 
 export interface AppModules {
   readonly handlers: Readonly<Record<string, OperationHandler>>;
@@ -25,47 +27,16 @@ export interface AppModules {
 }
 
 const bodyLimit = 1024 * 1024;
-const verbs = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
 export async function createApp(deps: Deps, contract: Contract, modules: AppModules): Promise<express.Express> {
   checkWiring(contract, modules.handlers);
   const { config, logger } = deps;
-  const validators = new Map<string, DtoValidator>([...contract.operations].map(([id, op]) => [id, compileValidator(op)]));
+  const validators = new Map([...contract.operations].map(([id, op]) => [id, compileValidator(op)]));
   const queryOperations = new Map(
     [...contract.operations.values()].filter((op) => op.path.startsWith('/json/reply/')).map((op) => [op.path.toLowerCase(), op.path]),
   );
 
   const api = new OpenAPIBackend({ definition: contract.document as never, quick: true, validate: false, strict: true });
-  api.register({
-    notFound: () => { throw ApiError.of('NotFound', 'No such route or operation'); },
-    methodNotAllowed: (c: Context, req: Request, res: Response) => {
-      const allow = allowedMethods(api, c.request.path);
-      res.set('Allow', allow.join(', '));
-      throw new ApiError('MethodNotAllowed', `${req.method} is not allowed here; use ${allow.join(', ')}`, [], { Allow: allow.join(', ') });
-    },
-  });
-  for (const [operationId, op] of contract.operations) {
-    const handler = modules.handlers[operationId]!;
-    const validate = validators.get(operationId)!;
-    api.register(operationId, async (c: Context, req: Request, res: Response) => {
-      const negotiated = negotiateFor(op, req);
-      res.locals['callback'] = negotiated.callback;
-      res.locals['operationId'] = operationId;
-      const principal = authorize(op.access, req.get('authorization'), modules.authenticator);
-      const body = op.acceptsBody && req.method !== 'GET' && req.method !== 'HEAD' ? parseBody(req.get('content-type'), req.body as Buffer) : { kind: 'none' as const };
-      const built = buildDto(op, c.request.params as Record<string, string>, queryPairs(req), body);
-      if (!built.ok) throw built.error;
-      if (!op.validatedByHandler) {
-        const checked = validate(built.value);
-        if (!checked.ok) throw checked.error;
-      }
-      const result = await handler({ operationId, dto: built.value, principal, clientIp: req.ip ?? '', format: negotiated.format });
-      sendResult(res, operationId, negotiated, result);
-    });
-  }
-  // Tokens are checked by authorize() in the operation pipeline, where the order of checks
-  // (DECISIONS §3) is ours to keep; openapi-backend's own security stage only has to pass.
-  api.registerSecurityHandler('bearerAuth', () => true);
   await api.init();
   // openapi-backend rebuilds its flat list of operations (lodash, a copy of every
   // operation) on every request it routes: router.matchOperation calls getOperations()
@@ -73,6 +44,23 @@ export async function createApp(deps: Deps, contract: Contract, modules: AppModu
   // never changes after init, so the list is built once.
   const operations = api.router.getOperations();
   api.router.getOperations = () => operations;
+  const routes = operationRoutes(api, contract);
+
+  const runOperation = async (op: OperationContract, params: Readonly<Record<string, string>>, req: Request, res: Response): Promise<void> => {
+    const negotiated = negotiateFor(op, req);
+    res.locals['callback'] = negotiated.callback;
+    res.locals['operationId'] = op.operationId;
+    const principal = authorize(op.access, req.get('authorization'), modules.authenticator);
+    const body = op.acceptsBody && req.method !== 'GET' && req.method !== 'HEAD' ? parseBody(req.get('content-type'), unwrap(await readBody(req, bodyLimit))) : { kind: 'none' as const };
+    const built = buildDto(op, params, queryPairs(req), body);
+    if (!built.ok) throw built.error;
+    if (!op.validatedByHandler) {
+      const checked = validators.get(op.operationId)!(built.value);
+      if (!checked.ok) throw checked.error;
+    }
+    const result = await modules.handlers[op.operationId]!({ operationId: op.operationId, dto: built.value, principal, clientIp: req.ip ?? '', format: negotiated.format });
+    sendResult(res, op.operationId, negotiated, result);
+  };
 
   const routePath = (path: string): string => {
     const bare = splitSuffix(path).path;
@@ -86,24 +74,28 @@ export async function createApp(deps: Deps, contract: Contract, modules: AppModu
   if (config.trustProxy !== undefined) app.set('trust proxy', trustProxyValue(config.trustProxy));
   app.use(requestLog(logger));
   app.use(metrics.middleware);
-  app.use((_req, res, next) => { res.set('X-Content-Type-Options', 'nosniff'); next(); });
-  app.use(cors(config.corsOrigins, (path) => allowedMethods(api, routePath(path))));
+  app.use((_req, res, next) => { res.setHeader('X-Content-Type-Options', 'nosniff'); next(); });
+  app.use(cors(config.corsOrigins, (path) => routes.allowedMethods(routePath(path))));
   app.use(metrics.routes());
   app.use(edgeRoutes(deps, contract));
-  app.use(express.raw({ type: () => true, limit: bodyLimit }));
   app.use(async (req: Request, res: Response, next: NextFunction) => {
     try {
       res.locals['suffix'] = splitSuffix(req.path).format;
-      const method = req.method === 'HEAD' ? 'GET' : req.method;
-      await api.handleRequest({ method, path: routePath(req.path), headers: req.headers as Record<string, string>, query: {} }, req, res);
+      const route = routes.match(req.method === 'HEAD' ? 'GET' : req.method, routePath(req.path));
+      if (!route.ok) throw route.error;
+      const found = route.value;
+      if (found.kind === 'notFound') throw ApiError.of('NotFound', 'No such route or operation');
+      if (found.kind === 'methodNotAllowed') {
+        const allow = found.allow.join(', ');
+        throw new ApiError('MethodNotAllowed', `${req.method} is not allowed here; use ${allow}`, [], { Allow: allow });
+      }
+      await runOperation(found.operation, found.params, req, res);
     } catch (err) {
-      // openapi-backend decodes path parameters with decodeURIComponent: /impianti/%FF/files
-      // throws a URIError there, which is the client's malformed URL, not a bug.
-      next(err instanceof URIError ? ApiError.of('SerializationException', 'The request path is not valid percent-encoded UTF-8') : err);
+      next(err);
     }
   });
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const error = fromFrameworkError(err);
+    const error = asApiError(err);
     const log = (req as Request & { log?: typeof logger }).log;
     // A 503 is an expected operational state (the database is down or slow): one short
     // warning per request. A 500 is a bug and gets the cause, without the SQL text, whose
@@ -136,6 +128,11 @@ export async function createApp(deps: Deps, contract: Contract, modules: AppModu
 
 const res = (req: Request): Response => req.res!;
 
+function unwrap<T>(result: Result<T>): T {
+  if (!result.ok) throw result.error;
+  return result.value;
+}
+
 function queryPairs(req: Request): Array<[string, string]> {
   const i = req.originalUrl.indexOf('?');
   return i < 0 ? [] : [...new URLSearchParams(req.originalUrl.slice(i + 1))];
@@ -144,23 +141,6 @@ function queryPairs(req: Request): Array<[string, string]> {
 /** Edge parameter names are case-insensitive like everything else. */
 function queryValue(req: Request, name: string): string | undefined {
   return queryPairs(req).find(([k]) => k.toLowerCase() === name)?.[1];
-}
-
-function allowedMethods(api: OpenAPIBackend, path: string): string[] {
-  const allowed = verbs.filter((m) => m !== 'HEAD' && m !== 'OPTIONS' && api.router.matchOperation({ method: m, path, headers: {} }));
-  return allowed.includes('GET') ? [...allowed, 'HEAD'] : allowed;
-}
-
-function fromFrameworkError(err: unknown): ApiError {
-  const type = (err as { type?: string } | null)?.type;
-  if (type === 'entity.too.large') return ApiError.of('PayloadTooLarge', `The request body exceeds ${bodyLimit} bytes`);
-  if (type === 'request.aborted' || type === 'entity.verify.failed' || type === 'encoding.unsupported') {
-    return ApiError.of('SerializationException', 'The request body could not be read');
-  }
-  // Client errors raised while reading the body (a corrupt gzip body, a Content-Length
-  // that lies) and driver errors that escaped a handler are sorted out by asApiError;
-  // anything else unknown stays a generic 500.
-  return asApiError(err);
 }
 
 function driverCode(err: unknown): string | undefined {

@@ -105,9 +105,23 @@ function serviceEnv(databaseUrl, extra = {}) {
   };
 }
 
+/**
+ * Node's own flags from `npm start` (package.json), so the bench runs the service with
+ * the heap settings it is deployed with.
+ */
+const deployedNodeFlags = JSON.parse(fs.readFileSync(new URL('package.json', root), 'utf8'))
+  .scripts.start.split(/\s+/)
+  .filter((arg) => arg.startsWith('--'));
+
 async function startService(databaseUrl, name, extra = {}, nodeOptions = []) {
   const port = await freePort();
-  return startNode({ args: [new URL('dist/src/main.js', appRoot).pathname], env: serviceEnv(databaseUrl, extra), logFile: new URL(`${name}.log`, out).pathname, port, nodeOptions });
+  return startNode({
+    args: [new URL('dist/src/main.js', appRoot).pathname],
+    env: serviceEnv(databaseUrl, extra),
+    logFile: new URL(`${name}.log`, out).pathname,
+    port,
+    nodeOptions: [...deployedNodeFlags, ...nodeOptions],
+  });
 }
 
 async function startBaseline(databaseUrl) {
@@ -340,6 +354,7 @@ async function mainRun() {
   const results = {
     date: new Date().toISOString(),
     serviceEnv: { ...serviceEnv('(url)'), JWT_SECRET: '(bench secret)' },
+    serviceNodeFlags: deployedNodeFlags,
     machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version, mysql: await mysqlFacts() },
     config: { rounds, seconds, connections, warmup, sizes: main, mix: Object.keys(mixKinds(main)) },
     seed: {},

@@ -39,15 +39,31 @@ export function createMetrics(db: Knex): Metrics {
   poolGauge('db_pool_pending_acquires', 'Queries waiting for a connection', (p) => p.numPendingAcquires());
   poolGauge('db_pool_pending_creates', 'Connections being opened', (p) => p.numPendingCreates());
 
+  // prom-client hashes a label set on every inc/observe; the series are few (operations x
+  // methods x statuses, all from closed sets), so each one's pair of children is kept.
+  const series = new Map<string, { count: () => void; observe: (seconds: number) => void }>();
+  const seriesOf = (operation: string, method: string, status: number) => {
+    const key = `${operation} ${method} ${status}`;
+    let s = series.get(key);
+    if (!s) {
+      const labels = { operation, method, status: String(status) };
+      const counter = requests.labels(labels);
+      const histogram = duration.labels(labels);
+      s = { count: () => counter.inc(), observe: (seconds) => histogram.observe(seconds) };
+      series.set(key, s);
+    }
+    return s;
+  };
+
   return {
     registry,
     middleware(req, res, next) {
       const started = process.hrtime.bigint();
       res.on('finish', () => {
         // Unmatched requests (404s, the edge routes) share one label value.
-        const labels = { operation: String(res.locals['operationId'] ?? 'none'), method: req.method, status: String(res.statusCode) };
-        requests.inc(labels);
-        duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+        const s = seriesOf(String(res.locals['operationId'] ?? 'none'), req.method, res.statusCode);
+        s.count();
+        s.observe(Number(process.hrtime.bigint() - started) / 1e9);
       });
       next();
     },

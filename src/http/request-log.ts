@@ -12,10 +12,12 @@ export function requestLog(logger: Logger) {
     const started = process.hrtime.bigint();
     const supplied = req.get('x-request-id');
     const id = supplied !== undefined && acceptableId.test(supplied) ? supplied : randomUUID();
-    res.set('X-Request-Id', id);
+    res.setHeader('X-Request-Id', id);
     const log = logger.child({ reqId: id });
     (req as Request & { log: Logger }).log = log;
     res.on('finish', () => {
+      // At LOG_LEVEL warn (production) only failures are written: skip building the line.
+      if (res.statusCode < 500 && !log.isLevelEnabled('info')) return;
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       const line = { method: req.method, path: req.path, operation: res.locals['operationId'], status: res.statusCode, ms: Math.round(ms * 10) / 10 };
       if (res.statusCode >= 500) log.error(line, 'request');

@@ -85,18 +85,16 @@ export function sendError(res: Response, error: ApiError, options: ErrorOptions,
 }
 
 /**
- * Anything that is not an ApiError is a client error raised while reading the body
- * (http-errors marks those `expose`: a corrupt gzip body, a Content-Length that lies),
- * a driver error (the database went away, a query was cancelled: 503 with Retry-After,
- * from whichever handler it escaped) or a bug: a generic 500, details only in the log.
+ * Anything that is not an ApiError is a driver error (the database went away, a query was
+ * cancelled: 503 with Retry-After, from whichever handler it escaped), a client error
+ * raised by express while serving a file of /docs (http-errors marks those `expose`: a
+ * path that is not valid percent-encoding), or a bug: a generic 500, details only in the log.
  */
 export function asApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   const http = err as { expose?: unknown; status?: unknown } | null;
   if (http?.expose === true && typeof http.status === 'number' && http.status >= 400 && http.status < 500) {
-    if (http.status === 413) return ApiError.of('PayloadTooLarge', 'The request body is too large');
-    if (http.status === 415) return ApiError.of('UnsupportedMediaType', 'The request body is in an encoding or charset that is not supported');
-    return ApiError.of('SerializationException', 'The request body could not be read');
+    return http.status === 404 ? ApiError.of('NotFound', 'No such route or operation') : ApiError.of('SerializationException', 'The request could not be read');
   }
   return translateDbError(err);
 }

@@ -1,17 +1,8 @@
 // Every failure the HTTP edge can produce, and content negotiation, through real HTTP.
 import { expect } from 'chai';
 import { forEachDialect } from '../support/dialects.js';
-import { startServer, type TestResponse, type TestServer } from '../support/server.js';
-
-export function expectError(r: TestResponse, status: number, errorCode: string, fieldName?: string): void {
-  expect(r.status, r.text).to.equal(status);
-  expect(r.headers.get('content-type')).to.equal('application/json; charset=utf-8');
-  expect(r.body.responseStatus.errorCode).to.equal(errorCode);
-  expect(r.body.responseStatus.message).to.be.a('string').and.not.equal('');
-  expect(r.body.responseStatus.errors).to.be.an('array');
-  expect(r.body.responseStatus).not.to.have.property('stackTrace');
-  if (fieldName !== undefined) expect(r.body.responseStatus.errors.map((e: { fieldName: string }) => e.fieldName)).to.include(fieldName);
-}
+import { expectError } from '../support/expect-error.js';
+import { startServer, type TestServer } from '../support/server.js';
 
 forEachDialect('HTTP edge', (dialect) => {
   let s: TestServer;

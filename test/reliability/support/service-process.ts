@@ -9,6 +9,10 @@ import { freePort } from './private-mariadb.js';
 
 export const jwtSecret = 'reliability-secret-that-is-at-least-32-bytes';
 const main = path.resolve('dist/src/main.js');
+// Node's own flags from `npm start` (the heap settings it is deployed with).
+const nodeFlags = (JSON.parse(fs.readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start
+  .split(/\s+/)
+  .filter((arg) => arg.startsWith('--'));
 const running = new Set<ChildProcess>();
 // A test that throws half-way must not leave a service behind.
 process.once('exit', () => { for (const c of running) c.kill('SIGKILL'); });
@@ -34,7 +38,7 @@ export async function startService(env: Record<string, string>, logFile: string)
   const port = await freePort();
   fs.mkdirSync(path.dirname(logFile), { recursive: true });
   const log = fs.openSync(logFile, 'w');
-  const child = spawn(process.execPath, [main], {
+  const child = spawn(process.execPath, [...nodeFlags, main], {
     env: { PATH: process.env['PATH'] ?? '', PORT: String(port), HOST: '127.0.0.1', JWT_SECRET: jwtSecret, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', log, log],
   });

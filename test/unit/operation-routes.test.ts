@@ -1,0 +1,74 @@
+import { expect } from 'chai';
+import { OpenAPIBackend } from 'openapi-backend';
+import { fromDocument, loadContract, type Contract } from '../../src/http/contract.js';
+import { operationRoutes, type OperationRoutes, type Route } from '../../src/http/operation-routes.js';
+
+async function routesOf(contract: Contract): Promise<OperationRoutes> {
+  const api = new OpenAPIBackend({ definition: contract.document as never, quick: true, validate: false, strict: true });
+  await api.init();
+  return operationRoutes(api, contract);
+}
+
+function matched(routes: OperationRoutes, method: string, path: string): Route {
+  const r = routes.match(method, path);
+  if (!r.ok) throw new Error(`unexpected error ${r.error.code}`);
+  return r.value;
+}
+
+describe('operation routes', () => {
+  describe('on the service contract', () => {
+    let routes: OperationRoutes;
+    before(async () => { routes = await routesOf(loadContract()); });
+
+    it('finds a query operation by its exact path, ignoring trailing slashes', () => {
+      for (const path of ['/json/reply/SoggettoRecapitoQuery', '/json/reply/SoggettoRecapitoQuery/']) {
+        const r = matched(routes, 'POST', path);
+        expect(r.kind).to.equal('operation');
+        if (r.kind === 'operation') expect(r.operation.operationId).to.equal('SoggettoRecapitoQuery');
+      }
+    });
+
+    it('reads and percent-decodes path parameters', () => {
+      const r = matched(routes, 'GET', '/impianti/4%32/files');
+      expect(r).to.include({ kind: 'operation' });
+      if (r.kind === 'operation') {
+        expect(r.operation.operationId).to.equal('GetImpiantoFilesRequest');
+        expect(r.params).to.deep.equal({ ImpiantoId: '42' });
+      }
+    });
+
+    it('answers a known path with the wrong method with the methods it allows, HEAD with GET', () => {
+      expect(matched(routes, 'DELETE', '/impianti/1/files')).to.deep.equal({ kind: 'methodNotAllowed', allow: ['GET', 'HEAD'] });
+      const q = matched(routes, 'PATCH', '/json/reply/CaratteristicaGruppoQuery');
+      expect(q.kind).to.equal('methodNotAllowed');
+      if (q.kind === 'methodNotAllowed') expect(q.allow).to.include.members(['GET', 'POST']);
+    });
+
+    it('does not know other paths, nor templated paths with extra segments', () => {
+      for (const path of ['/nope', '/impianti/1', '/impianti/1/files/2', '/json/reply/Nope']) {
+        expect(matched(routes, 'GET', path), path).to.deep.equal({ kind: 'notFound' });
+      }
+    });
+
+    it('refuses a path parameter that is not percent-encoded UTF-8 as the client\'s error', () => {
+      const r = routes.match('GET', '/impianti/%FF/files');
+      expect(r.ok).to.equal(false);
+      if (!r.ok) expect([r.error.status, r.error.code]).to.deep.equal([400, 'SerializationException']);
+    });
+  });
+
+  it('prefers an exact path over a template, and reads several parameters', async () => {
+    const op = (operationId: string, parameters: string[] = []) => ({
+      get: { operationId, 'x-public': true, parameters: parameters.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })), responses: { 200: { description: 'ok' } } },
+    });
+    const routes = await routesOf(fromDocument({
+      openapi: '3.0.3',
+      info: { title: 't', version: '1' },
+      paths: { '/a/{x}/b/{y}': op('Two', ['x', 'y']), '/a/{x}': op('One', ['x']), '/a/special': op('Special') },
+    }));
+    const special = matched(routes, 'GET', '/a/special');
+    expect(special.kind === 'operation' && special.operation.operationId).to.equal('Special');
+    const two = matched(routes, 'GET', '/a/x%2Fy/b/z.json');
+    expect(two.kind === 'operation' && [two.operation.operationId, two.params]).to.deep.equal(['Two', { x: 'x/y', y: 'z.json' }]);
+  });
+});
