@@ -4,8 +4,9 @@
 //
 //   node scripts/bench/run.mjs [--rounds 6] [--seconds 12] [--connections 16] [--warmup 10]
 //                              [--only mix,scale,flood] [--quick] [--profile] [--service-env K=V,...]
-// --profile runs one round of the mix against the service under --cpu-prof and prints where
-// its time went (the .cpuprofile stays in scripts/bench/out/, for Chrome DevTools).
+// --profile runs one round of the mix against each side under --cpu-prof and prints the CPU
+// each layer (socket writes, node, express, knex, our code...) costs per request on each;
+// the .cpuprofile files stay in scripts/bench/out/, for Chrome DevTools.
 // MYSQL_URL (default mysql://root@127.0.0.1:3306/test) names the server; the bench uses
 // its own databases impianti_bench (1M rows), impianti_bench_100k and impianti_bench_10k.
 import fs from 'node:fs';
@@ -124,9 +125,9 @@ async function startService(databaseUrl, name, extra = {}, nodeOptions = []) {
   });
 }
 
-async function startBaseline(databaseUrl) {
+async function startBaseline(databaseUrl, nodeOptions = []) {
   const port = await freePort();
-  return startNode({ args: [new URL('baseline.mjs', here).pathname], env: { DATABASE_URL: databaseUrl, JWT_SECRET: secret, HOST: '127.0.0.1', NODE_ENV: 'production' }, logFile: new URL('baseline.log', out).pathname, port });
+  return startNode({ args: [new URL('baseline.mjs', here).pathname], env: { DATABASE_URL: databaseUrl, JWT_SECRET: secret, HOST: '127.0.0.1', NODE_ENV: 'production' }, logFile: new URL('baseline.log', out).pathname, port, nodeOptions });
 }
 
 /** Both servers must give the same answers, or the comparison means nothing. */
@@ -154,10 +155,11 @@ async function checkSameAnswers(kinds, servicePort, baselinePort) {
 
 async function mixBench(mainUrl, results) {
   const kinds = mixKinds(main);
-  const service = await startService(mainUrl, 'service', {}, opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${out.pathname}`] : []);
+  const profiled = (side) => (opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${out.pathname}`, `--cpu-prof-name=${side}-mix.cpuprofile`] : []);
+  const service = await startService(mainUrl, 'service', {}, profiled('service'));
   results.startup.push({ where: 'mix (1M rows)', readyMs: service.readyMs });
   log(`service ready in ${service.readyMs} ms (pid ${service.child.pid})`);
-  const baseline = await startBaseline(mainUrl);
+  const baseline = await startBaseline(mainUrl, profiled('baseline'));
   log(`baseline ready in ${baseline.readyMs} ms`);
   const sides = { service, baseline };
   await checkSameAnswers(kinds, service.port, baseline.port);
@@ -177,15 +179,30 @@ async function mixBench(mainUrl, results) {
     return r;
   };
   if (opts.profile) {
-    // Profile only the service: one round, then SIGTERM so node writes the .cpuprofile.
-    const before = new Set(fs.readdirSync(out));
-    await run('service', 1, warmup);
-    const r = await run('service', 2, seconds);
-    log(`profiled round: ${r.rps} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms`);
+    // Both sides under the profiler, one round each, then SIGTERM so node writes the
+    // .cpuprofile files. Only the samples of the measured round count (no start-up, no
+    // warm-up). V8 samples its main thread by wall clock, so a layer's time per request
+    // includes the moments the thread stood preempted in it: mostly right after a socket
+    // write has woken MariaDB or the load generator on this 2-core machine.
+    results.profile = {};
+    const nowUs = () => Number(process.hrtime.bigint() / 1000n);
+    for (const side of ['service', 'baseline']) {
+      await run(side, 1, warmup);
+      const fromUs = nowUs();
+      const r = await run(side, 2, seconds);
+      results.profile[side] = { round: r, window: { fromUs, toUs: nowUs() } };
+      log(`profiled ${side}: ${r.rps} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, CPU ms per request ${JSON.stringify(r.cpuMsPerRequest)}`);
+    }
     await stop(service.child);
     await stop(baseline.child);
-    const file = fs.readdirSync(out).find((f) => f.endsWith('.cpuprofile') && !before.has(f));
-    results.profile = { file: `scripts/bench/out/${file}`, ...summarizeProfile(new URL(file, out).pathname) };
+    for (const side of ['service', 'baseline']) {
+      const file = `${side}-mix.cpuprofile`;
+      const { round, window } = results.profile[side];
+      const summary = summarizeProfile(new URL(file, out).pathname, 25, window);
+      const requests = round.rps * seconds;
+      const perRequestUs = Object.fromEntries(summary.byLayer.filter((l) => l.name !== '(idle)').map((l) => [l.name, Math.round((l.ms * 1000) / requests)]));
+      results.profile[side] = { round, window, file: `scripts/bench/out/${file}`, perRequestUs, ...summary };
+    }
     return;
   }
   if (only.has('mix')) {
@@ -374,7 +391,15 @@ async function mainRun() {
   }
   if (only.has('mix') || only.has('flood') || opts.profile) await mixBench(urls['1M'], results);
   if (opts.profile) {
-    console.log(JSON.stringify(results.profile, null, 2));
+    const summaryFile = new URL('profile.json', out);
+    fs.writeFileSync(summaryFile, JSON.stringify(results.profile, null, 2) + '\n');
+    console.log(`profiles: ${results.profile.service.file}, ${results.profile.baseline.file}; summaries in ${summaryFile.pathname}`);
+    const layers = [...new Set(Object.values(results.profile).flatMap((p) => Object.keys(p.perRequestUs)))];
+    console.log('\nMain-thread µs per request by layer, measured round only (wall clock: running or preempted):');
+    console.log('layer'.padEnd(32), 'service'.padStart(8), 'baseline'.padStart(9));
+    for (const l of layers) console.log(l.padEnd(32), String(results.profile.service.perRequestUs[l] ?? 0).padStart(8), String(results.profile.baseline.perRequestUs[l] ?? 0).padStart(9));
+    const sum = (side) => Object.values(results.profile[side].perRequestUs).reduce((a, b) => a + b, 0);
+    console.log('total'.padEnd(32), String(sum('service')).padStart(8), String(sum('baseline')).padStart(9));
     return;
   }
   if (only.has('scale')) await scale(urls, results);

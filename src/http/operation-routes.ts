@@ -25,7 +25,17 @@ const verbs = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 /** `api` must be initialised; its definition never changes afterwards. */
 export function operationRoutes(api: OpenAPIBackend, contract: Contract): OperationRoutes {
   const byId = new Map([...contract.operations.values()].map((op) => [op.operationId, { op, params: paramReader(op.path) }]));
-  const find = (method: string, path: string) => api.router.matchOperation({ method, path, headers: {} });
+  // openapi-backend's matcher walks every operation on each call. The answer for a path
+  // the contract spells exactly (no template) never changes, so it is kept; only such
+  // paths are, so the memo cannot grow past the contract's own operations.
+  const exact = new Map<string, ReturnType<typeof api.router.matchOperation>>();
+  const find = (method: string, path: string) => {
+    const key = `${method} ${path}`;
+    if (exact.has(key)) return exact.get(key);
+    const found = api.router.matchOperation({ method, path, headers: {} });
+    if (found && found.path === path) exact.set(key, found);
+    return found;
+  };
 
   function allowedMethods(path: string): string[] {
     const allowed = verbs.filter((m) => find(m, path));

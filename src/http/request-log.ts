@@ -13,15 +13,17 @@ export function requestLog(logger: Logger) {
     const supplied = req.get('x-request-id');
     const id = supplied !== undefined && acceptableId.test(supplied) ? supplied : randomUUID();
     res.setHeader('X-Request-Id', id);
-    const log = logger.child({ reqId: id });
-    (req as Request & { log: Logger }).log = log;
+    // The child logger is made on first use: pino serializes its bindings when it is
+    // made, and at LOG_LEVEL warn (production) most requests never log a line.
+    let child: Logger | undefined;
+    const log = (): Logger => (child ??= logger.child({ reqId: id }));
+    Object.defineProperty(req, 'log', { get: log, enumerable: false, configurable: true });
     res.on('finish', () => {
-      // At LOG_LEVEL warn (production) only failures are written: skip building the line.
-      if (res.statusCode < 500 && !log.isLevelEnabled('info')) return;
+      if (res.statusCode < 500 && !logger.isLevelEnabled('info')) return;
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       const line = { method: req.method, path: req.path, operation: res.locals['operationId'], status: res.statusCode, ms: Math.round(ms * 10) / 10 };
-      if (res.statusCode >= 500) log.error(line, 'request');
-      else log.info(line, 'request');
+      if (res.statusCode >= 500) log().error(line, 'request');
+      else log().info(line, 'request');
     });
     next();
   };
