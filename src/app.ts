@@ -5,7 +5,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { OpenAPIBackend } from 'openapi-backend';
 import type { Deps } from './deps.js';
-import { ApiError, type Result } from './errors/api-error.js';
+import { ApiError } from './errors/api-error.js';
 import { authorize, type Authenticator } from './http/access.js';
 import type { Contract, OperationContract } from './http/contract.js';
 import { negotiate, splitSuffix, validateCallback, type Negotiated } from './http/negotiate.js';
@@ -13,7 +13,7 @@ import type { OperationHandler } from './http/operation.js';
 import { parseBody } from './http/parse-body.js';
 import { readBody } from './http/read-body.js';
 import { requestLog } from './http/request-log.js';
-import { buildDto } from './http/request-dto.js';
+import { buildDto, type Body } from './http/request-dto.js';
 import { asApiError, sendError, sendResult } from './http/respond.js';
 import { compileValidator } from './http/validate-dto.js';
 import { edgeRoutes } from './http/edge-routes.js';
@@ -51,7 +51,12 @@ export async function createApp(deps: Deps, contract: Contract, modules: AppModu
     res.locals['callback'] = negotiated.callback;
     res.locals['operationId'] = op.operationId;
     const principal = authorize(op.access, req.get('authorization'), modules.authenticator);
-    const body = op.acceptsBody && req.method !== 'GET' && req.method !== 'HEAD' ? parseBody(req.get('content-type'), unwrap(await readBody(req, bodyLimit))) : { kind: 'none' as const };
+    let body: Body = { kind: 'none' };
+    if (op.acceptsBody && req.method !== 'GET' && req.method !== 'HEAD') {
+      const raw = await readBody(req, bodyLimit);
+      if (!raw.ok) throw raw.error;
+      body = parseBody(req.get('content-type'), raw.value);
+    }
     const built = buildDto(op, params, queryPairs(req), body);
     if (!built.ok) throw built.error;
     if (!op.validatedByHandler) {
@@ -140,10 +145,6 @@ export async function createApp(deps: Deps, contract: Contract, modules: AppModu
 
 const res = (req: Request): Response => req.res!;
 
-function unwrap<T>(result: Result<T>): T {
-  if (!result.ok) throw result.error;
-  return result.value;
-}
 
 function queryPairs(req: Request): Array<[string, string]> {
   const i = req.originalUrl.indexOf('?');

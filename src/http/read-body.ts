@@ -20,7 +20,7 @@ const inflaters: Readonly<Record<string, () => zlib.Gunzip | zlib.Inflate | zlib
 };
 
 /** Chunked, or a Content-Length (even 0): the framing of a request with a body (RFC 9112 §6.3). */
-export function hasBody(req: IncomingMessage): boolean {
+function hasBody(req: IncomingMessage): boolean {
   return req.headers['transfer-encoding'] !== undefined || req.headers['content-length'] !== undefined;
 }
 
