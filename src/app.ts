@@ -1,18 +1,25 @@
-// Builds the Express app from its dependencies: the generated contract, the handlers
-// (by operationId; openapi-backend's router picks the operation) and the authenticator. Nothing
-// here listens; main.ts does. Start-up fails closed: an operation without a handler
-// or an access policy, or a handler without an operation, refuses to build.
+// Builds the service's request listener from its dependencies: the generated contract,
+// the handlers (by operationId; openapi-backend's router picks the operation) and the
+// authenticator. Nothing here listens; main.ts does. Start-up fails closed: an operation
+// without a handler or an access policy, or a handler without an operation, refuses to build.
+//
+// Operations are served on node:http's own request and response: the express app behind
+// them gets only what no operation matches (/metrics, the contract, /docs, the 404s).
+// Express set the prototype of every request and response to its own and walked a router
+// per middleware; for the operations, nearly every request, that was a tenth of the CPU
+// per request and a fifth of what each allocated (scripts/bench, README "Benchmarks").
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { OpenAPIBackend } from 'openapi-backend';
 import type { Deps } from './deps.js';
 import { ApiError } from './errors/api-error.js';
 import { authorize, type Authenticator } from './http/access.js';
 import type { Contract, OperationContract } from './http/contract.js';
-import { negotiate, splitSuffix, validateCallback, type Negotiated } from './http/negotiate.js';
+import { negotiate, splitSuffix, validateCallback } from './http/negotiate.js';
 import type { OperationHandler } from './http/operation.js';
 import { parseBody } from './http/parse-body.js';
 import { readBody } from './http/read-body.js';
-import { requestLog } from './http/request-log.js';
+import { logAnswered, requestIdOf } from './http/request-log.js';
 import { buildDto, type Body } from './http/request-dto.js';
 import { asApiError, sendError, sendResult } from './http/respond.js';
 import { compileValidator } from './http/validate-dto.js';
@@ -20,15 +27,20 @@ import { edgeRoutes } from './http/edge-routes.js';
 import { cors } from './http/cors.js';
 import { createMetrics } from './http/metrics.js';
 import { operationRoutes } from './http/operation-routes.js';
+import { compileTrustProxy, Exchange } from './http/exchange.js';
 
 export interface AppModules {
   readonly handlers: Readonly<Record<string, OperationHandler>>;
   readonly authenticator: Authenticator;
 }
 
-const bodyLimit = 1024 * 1024;
+/** What http.createServer takes. */
+export type App = (req: IncomingMessage, res: ServerResponse) => void;
 
-export async function createApp(deps: Deps, contract: Contract, modules: AppModules): Promise<express.Express> {
+const bodyLimit = 1024 * 1024;
+const lastResort = JSON.stringify({ responseStatus: { errorCode: 'InternalServerError', message: 'An internal error occurred', errors: [] } });
+
+export async function createApp(deps: Deps, contract: Contract, modules: AppModules): Promise<App> {
   checkWiring(contract, modules.handlers);
   const { config, logger } = deps;
   const validators = new Map([...contract.operations].map(([id, op]) => [id, compileValidator(op)]));
@@ -45,19 +57,33 @@ export async function createApp(deps: Deps, contract: Contract, modules: AppModu
   const operations = api.router.getOperations();
   api.router.getOperations = () => operations;
   const routes = operationRoutes(api, contract);
+  const routePath = (path: string): string => {
+    const bare = splitSuffix(path).path;
+    return queryOperations.get(bare.toLowerCase()) ?? bare;
+  };
 
-  const runOperation = async (op: OperationContract, params: Readonly<Record<string, string>>, req: Request, res: Response): Promise<void> => {
-    const negotiated = negotiateFor(op, req);
-    res.locals['callback'] = negotiated.callback;
-    res.locals['operationId'] = op.operationId;
-    const principal = authorize(op.access, req.get('authorization'), modules.authenticator);
+  const metrics = createMetrics(deps.db);
+  const trust = compileTrustProxy(config.trustProxy);
+  const allowCors = cors(config.corsOrigins, (path) => routes.allowedMethods(routePath(path)));
+
+  const runOperation = async (op: OperationContract, params: Readonly<Record<string, string>>, ex: Exchange): Promise<void> => {
+    ex.operationId = op.operationId;
+    const negotiated = negotiate({
+      suffix: ex.suffix,
+      formatParam: ex.queryValue('format'),
+      accept: ex.header('accept'),
+      callback: ex.queryValue('callback'),
+      csvAllowed: op.csv,
+    });
+    ex.callback = negotiated.callback;
+    const principal = authorize(op.access, ex.header('authorization'), modules.authenticator);
     let body: Body = { kind: 'none' };
-    if (op.acceptsBody && req.method !== 'GET' && req.method !== 'HEAD') {
-      const raw = await readBody(req, bodyLimit);
+    if (op.acceptsBody && ex.req.method !== 'GET' && ex.req.method !== 'HEAD') {
+      const raw = await readBody(ex.req, bodyLimit);
       if (!raw.ok) throw raw.error;
-      body = parseBody(req.get('content-type'), raw.value);
+      body = parseBody(ex.header('content-type'), raw.value);
     }
-    const built = buildDto(op, params, queryPairs(req), body);
+    const built = buildDto(op, params, ex.query, body);
     if (!built.ok) throw built.error;
     if (!op.validatedByHandler) {
       const checked = validators.get(op.operationId)!(built.value);
@@ -67,93 +93,86 @@ export async function createApp(deps: Deps, contract: Contract, modules: AppModu
       operationId: op.operationId,
       dto: built.value,
       principal,
-      // A getter: req.ip walks the proxy chain (proxy-addr) on each read, and only the
-      // account operations, for their rate limits, ever read it.
-      get clientIp() { return req.ip ?? ''; },
+      // A getter: only the account operations, for their rate limits, read it.
+      get clientIp() { return ex.clientIp; },
       format: negotiated.format,
     });
-    sendResult(res, op.operationId, negotiated, result);
+    sendResult(ex.res, op.operationId, negotiated, result);
   };
 
-  const routePath = (path: string): string => {
-    const bare = splitSuffix(path).path;
-    return queryOperations.get(bare.toLowerCase()) ?? bare;
-  };
-  const metrics = createMetrics(deps.db);
-
-  const app = express();
-  app.disable('x-powered-by');
-  app.disable('etag');
-  if (config.trustProxy !== undefined) app.set('trust proxy', trustProxyValue(config.trustProxy));
-  app.use(requestLog(logger));
-  app.use(metrics.middleware);
-  app.use((_req, res, next) => { res.setHeader('X-Content-Type-Options', 'nosniff'); next(); });
-  app.use(cors(config.corsOrigins, (path) => routes.allowedMethods(routePath(path))));
-  // Operations first: express's routers allocate on every layer they walk (a fifth of
-  // what a request allocated, scripts/bench), so requests for operations, nearly all of
-  // them, skip the routers of /metrics, the contract and the docs entirely.
-  app.use(async (req: Request, res: Response, next: NextFunction) => {
-    try {
-      res.locals['suffix'] = splitSuffix(req.path).format;
-      const route = routes.match(req.method === 'HEAD' ? 'GET' : req.method, routePath(req.path));
-      if (!route.ok) throw route.error;
-      const found = route.value;
-      if (found.kind === 'notFound') return next();
-      if (found.kind === 'methodNotAllowed') {
-        const allow = found.allow.join(', ');
-        throw new ApiError('MethodNotAllowed', `${req.method} is not allowed here; use ${allow}`, [], { Allow: allow });
-      }
-      await runOperation(found.operation, found.params, req, res);
-    } catch (err) {
-      next(err);
-    }
-  });
-  app.use(metrics.routes());
-  app.use(edgeRoutes(deps, contract));
-  app.use((_req: Request, _res: Response, next: NextFunction) => next(ApiError.of('NotFound', 'No such route or operation')));
-  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+  const answerError = (ex: Exchange, err: unknown): void => {
     const error = asApiError(err);
-    const log = (req as Request & { log?: typeof logger }).log;
     // A 503 is an expected operational state (the database is down or slow): one short
     // warning per request. A 500 is a bug and gets the cause, without the SQL text, whose
     // bound values may be personal data.
-    if (error.status === 503) log?.warn({ errorCode: error.code, driverCode: driverCode(error.cause ?? err) }, 'request failed');
-    else if (error.status >= 500) log?.error({ err: withoutSql(error.cause ?? err) }, 'request failed');
-    let callback: string | undefined = res.locals['callback'];
+    if (error.status === 503) ex.log.warn({ errorCode: error.code, driverCode: driverCode(error.cause ?? err) }, 'request failed');
+    else if (error.status >= 500) ex.log.error({ err: withoutSql(error.cause ?? err) }, 'request failed');
+    let callback = ex.callback;
     if (callback === undefined) {
       try {
-        callback = validateCallback(queryValue(req, 'callback'));
+        callback = validateCallback(ex.queryValue('callback'));
       } catch {
         callback = undefined;
       }
     }
-    if (res.headersSent) return void res.end();
-    sendError(res, error, { debug: config.debug, callback }, err);
-  });
-  return app;
+    if (ex.res.headersSent) return void ex.res.end();
+    sendError(ex.res, error, { debug: config.debug, callback }, err);
+  };
 
-  function negotiateFor(op: OperationContract, req: Request): Negotiated {
-    return negotiate({
-      suffix: res(req).locals['suffix'],
-      formatParam: queryValue(req, 'format'),
-      accept: req.get('accept'),
-      callback: queryValue(req, 'callback'),
-      csvAllowed: op.csv,
+  // The rest of the service, in express: whatever no operation matched.
+  const exchanges = new WeakMap<IncomingMessage, Exchange>();
+  const edge = express();
+  edge.disable('x-powered-by');
+  edge.disable('etag');
+  if (config.trustProxy !== undefined) edge.set('trust proxy', trustProxyValue(config.trustProxy));
+  edge.use(metrics.routes());
+  edge.use(edgeRoutes(deps, contract));
+  edge.use((_req: Request, _res: Response, next: NextFunction) => next(ApiError.of('NotFound', 'No such route or operation')));
+  edge.use((err: unknown, req: Request, _res: Response, _next: NextFunction) => answerError(exchanges.get(req)!, err));
+
+  const serve = async (ex: Exchange): Promise<void> => {
+    try {
+      ex.suffix = splitSuffix(ex.path).format;
+      const method = ex.req.method === 'HEAD' ? 'GET' : ex.req.method ?? 'GET';
+      const route = routes.match(method, routePath(ex.path));
+      if (!route.ok) throw route.error;
+      const found = route.value;
+      if (found.kind === 'notFound') {
+        exchanges.set(ex.req, ex);
+        edge(ex.req, ex.res);
+        return;
+      }
+      if (found.kind === 'methodNotAllowed') {
+        const allow = found.allow.join(', ');
+        throw new ApiError('MethodNotAllowed', `${ex.req.method} is not allowed here; use ${allow}`, [], { Allow: allow });
+      }
+      await runOperation(found.operation, found.params, ex);
+    } catch (err) {
+      answerError(ex, err);
+    }
+  };
+
+  return (req, res) => {
+    const supplied = req.headers['x-request-id'];
+    const ex = new Exchange(req, res, requestIdOf(typeof supplied === 'string' ? supplied : undefined), logger, trust);
+    res.setHeader('X-Request-Id', ex.requestId);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.once('finish', () => {
+      const seconds = Number(process.hrtime.bigint() - ex.started) / 1e9;
+      metrics.record(ex.operationId ?? 'none', req.method ?? '', res.statusCode, seconds);
+      logAnswered(logger, ex, seconds);
     });
-  }
-}
-
-const res = (req: Request): Response => req.res!;
-
-
-function queryPairs(req: Request): Array<[string, string]> {
-  const i = req.originalUrl.indexOf('?');
-  return i < 0 ? [] : [...new URLSearchParams(req.originalUrl.slice(i + 1))];
-}
-
-/** Edge parameter names are case-insensitive like everything else. */
-function queryValue(req: Request, name: string): string | undefined {
-  return queryPairs(req).find(([k]) => k.toLowerCase() === name)?.[1];
+    if (allowCors(ex)) return;
+    serve(ex).catch(() => {
+      // answerError itself failed (its logger threw): still answer with the envelope, and
+      // leave no rejection unhandled, which would end the process.
+      if (res.headersSent) return void res.destroy();
+      res.statusCode = 500;
+      res.setHeader('Content-Type', 'application/json; charset=utf-8');
+      res.setHeader('Content-Length', Buffer.byteLength(lastResort));
+      res.end(lastResort);
+    });
+  };
 }
 
 function driverCode(err: unknown): string | undefined {

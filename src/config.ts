@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import proxyAddr from 'proxy-addr';
 
 // Resolves the environment once into a frozen Config (DECISIONS §10). A bad value
 // stops start-up with a message naming the variable; nothing else reads process.env.
@@ -52,6 +53,18 @@ const present = (env: Env, name: string): string | undefined => {
   const v = env[name];
   return v === undefined || v.trim() === '' ? undefined : v.trim();
 };
+
+/** TRUST_PROXY as express's `trust proxy` reads it: true/false, a hop count, or addresses and subnets. */
+function trustProxy(env: Env): string | undefined {
+  const v = present(env, 'TRUST_PROXY');
+  if (v === undefined || /^(true|false|\d+)$/i.test(v)) return v;
+  try {
+    proxyAddr.compile(v.split(',').map((s) => s.trim()));
+  } catch (err) {
+    throw new ConfigError('TRUST_PROXY', `must be true, false, a hop count or addresses/subnets (${(err as Error).message})`);
+  }
+  return v;
+}
 
 function int(env: Env, name: string, fallback: number, min: number, max = 2 ** 31 - 1): number {
   const raw = present(env, name);
@@ -149,7 +162,7 @@ export function loadConfig(env: Env = process.env): Config {
     hashQueue: int(env, 'HASH_QUEUE', 256, 0, 100_000),
     rateLimitRegisterPerMin: int(env, 'RATE_LIMIT_REGISTER_PER_MIN', 10, 0),
     rateLimitLoginFailuresPerMin: int(env, 'RATE_LIMIT_LOGIN_FAILURES_PER_MIN', 10, 0),
-    trustProxy: present(env, 'TRUST_PROXY'),
+    trustProxy: trustProxy(env),
     corsOrigins: Object.freeze(list(env, 'CORS_ORIGINS')),
   } satisfies Config) as Config;
 }

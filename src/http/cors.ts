@@ -1,33 +1,45 @@
 // CORS per DECISIONS §9: only the origins in CORS_ORIGINS (`*` for any) get CORS headers;
 // a preflight is answered 204 with the methods the path really allows. With the list
 // empty nothing here runs, so same-origin clients see no CORS headers at all.
-import type { NextFunction, Request, Response } from 'express';
+import type { Exchange } from './exchange.js';
 
 const allowHeaders = 'Authorization, Content-Type, X-Request-Id';
 // Headers a script may read from a cross-origin answer beyond the CORS-safelisted ones.
 const exposeHeaders = 'X-Request-Id, Retry-After, WWW-Authenticate, Allow, Content-Disposition';
 const preflightMaxAgeSeconds = '600';
 
-export function cors(origins: readonly string[], allowedMethods: (path: string) => string[]) {
+/** Adds `field` to the Vary header unless it is already listed there (or Vary is `*`). */
+function vary(ex: Exchange, field: string): void {
+  const current = ex.res.getHeader('Vary');
+  const listed = current === undefined ? [] : String(current).split(',').map((s) => s.trim().toLowerCase());
+  if (listed.includes('*') || listed.includes(field.toLowerCase())) return;
+  ex.res.setHeader('Vary', current === undefined ? field : `${String(current)}, ${field}`);
+}
+
+/** Sets the CORS headers of an allowed origin; true when it has answered the request (a preflight). */
+export type Cors = (ex: Exchange) => boolean;
+
+export function cors(origins: readonly string[], allowedMethods: (path: string) => string[]): Cors {
   const anyOrigin = origins.includes('*');
   const allowed = new Set(origins);
-  return (req: Request, res: Response, next: NextFunction): void => {
-    const origin = req.get('origin');
-    if (origins.length === 0 || origin === undefined || !(anyOrigin || allowed.has(origin))) return next();
-    res.vary('Origin');
-    res.set('Access-Control-Allow-Origin', anyOrigin ? '*' : origin);
-    const requestedMethod = req.get('access-control-request-method');
-    if (req.method !== 'OPTIONS' || requestedMethod === undefined) {
-      res.set('Access-Control-Expose-Headers', exposeHeaders);
-      return next();
+  return (ex) => {
+    if (origins.length === 0) return false;
+    const origin = ex.header('origin');
+    if (origin === undefined || !(anyOrigin || allowed.has(origin))) return false;
+    vary(ex, 'Origin');
+    ex.res.setHeader('Access-Control-Allow-Origin', anyOrigin ? '*' : origin);
+    const requestedMethod = ex.header('access-control-request-method');
+    if (ex.req.method !== 'OPTIONS' || requestedMethod === undefined) {
+      ex.res.setHeader('Access-Control-Expose-Headers', exposeHeaders);
+      return false;
     }
-    const methods = allowedMethods(req.path);
-    if (methods.length === 0) return next();
-    res.set({
-      'Access-Control-Allow-Methods': methods.join(', '),
-      'Access-Control-Allow-Headers': allowHeaders,
-      'Access-Control-Max-Age': preflightMaxAgeSeconds,
-    });
-    res.status(204).end();
+    const methods = allowedMethods(ex.path);
+    if (methods.length === 0) return false;
+    ex.res.setHeader('Access-Control-Allow-Methods', methods.join(', '));
+    ex.res.setHeader('Access-Control-Allow-Headers', allowHeaders);
+    ex.res.setHeader('Access-Control-Max-Age', preflightMaxAgeSeconds);
+    ex.res.statusCode = 204;
+    ex.res.end();
+    return true;
   };
 }

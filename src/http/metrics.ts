@@ -1,15 +1,14 @@
 // Prometheus metrics (GET /metrics, text format): requests and latency per operation and
 // status, the database pool, and the process defaults. Labels come from the contract's
 // operationIds, never from the path, so a scan of random URLs cannot explode the series.
-import type { NextFunction, Request, Response, Router } from 'express';
-import express from 'express';
+import express, { type Router } from 'express';
 import type { Knex } from 'knex';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 export interface Metrics {
   readonly registry: Registry;
-  /** Records one finished request. */
-  middleware(req: Request, res: Response, next: NextFunction): void;
+  /** Records one answered request; `operation` is 'none' for 404s and the edge routes. */
+  record(operation: string, method: string, status: number, seconds: number): void;
   routes(): Router;
 }
 
@@ -57,15 +56,10 @@ export function createMetrics(db: Knex): Metrics {
 
   return {
     registry,
-    middleware(req, res, next) {
-      const started = process.hrtime.bigint();
-      res.on('finish', () => {
-        // Unmatched requests (404s, the edge routes) share one label value.
-        const s = seriesOf(String(res.locals['operationId'] ?? 'none'), req.method, res.statusCode);
-        s.count();
-        s.observe(Number(process.hrtime.bigint() - started) / 1e9);
-      });
-      next();
+    record(operation, method, status, seconds) {
+      const s = seriesOf(operation, method, status);
+      s.count();
+      s.observe(seconds);
     },
     routes() {
       const router = express.Router({ caseSensitive: true, strict: true });

@@ -1,7 +1,6 @@
 // Writes every answer: JSON (nulls omitted), JSONP, CSV, and the ResponseStatus
 // envelope for failures (DECISIONS §2, §3). The one place bodies are serialized.
-import { STATUS_CODES } from 'node:http';
-import type { Response } from 'express';
+import { STATUS_CODES, type ServerResponse } from 'node:http';
 import { translateDbError } from '../db/driver-errors.js';
 import { ApiError } from '../errors/api-error.js';
 import { toCsv } from './csv.js';
@@ -32,38 +31,36 @@ export function toJson(body: unknown): string {
   return (holdsNull(body) ? JSON.stringify(body, dropNulls) : JSON.stringify(body)) ?? '{}';
 }
 
-/**
- * Writes a complete text body. res.end() directly rather than express's res.send(),
- * which would re-parse the Content-Type to set a charset we already set, and check
- * freshness for ETags we do not send (etag is off). Node sends no body for HEAD itself.
- */
-function end(res: Response, status: number, headers: Readonly<Record<string, string>>, text: string): void {
+function setHeaders(res: ServerResponse, headers: Readonly<Record<string, string>> | undefined): void {
+  if (headers) for (const name in headers) res.setHeader(name, headers[name]!);
+}
+
+/** Writes a complete text body. Node sends no body for HEAD itself. */
+function end(res: ServerResponse, status: number, contentType: string, text: string): void {
   res.statusCode = status;
-  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  res.setHeader('Content-Type', contentType);
   res.setHeader('Content-Length', Buffer.byteLength(text));
   res.end(text);
 }
 
-export function sendJson(res: Response, status: number, body: unknown, callback: string | undefined): void {
+export function sendJson(res: ServerResponse, status: number, body: unknown, callback: string | undefined): void {
   const json = toJson(body);
   if (callback !== undefined) {
     // The status stays 200 so the browser runs the callback; the body carries responseStatus.
     // The /**/ prefix defuses the Rosetta Flash family of attacks on JSONP endpoints.
-    end(res, 200, { 'Content-Type': 'application/javascript; charset=utf-8', 'X-Content-Type-Options': 'nosniff' }, `/**/${callback}(${json});`);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    end(res, 200, 'application/javascript; charset=utf-8', `/**/${callback}(${json});`);
     return;
   }
-  end(res, status, { 'Content-Type': 'application/json; charset=utf-8' }, json);
+  end(res, status, 'application/json; charset=utf-8', json);
 }
 
-export function sendResult(res: Response, operationId: string, negotiated: Negotiated, result: OperationResponse): void {
-  if (result.headers) res.set(result.headers);
+export function sendResult(res: ServerResponse, operationId: string, negotiated: Negotiated, result: OperationResponse): void {
+  setHeaders(res, result.headers);
   if (negotiated.format === 'csv') {
     if (!result.csv) throw new Error(`${operationId} was negotiated as CSV but returned no table`);
-    res.status(result.status ?? 200).set({
-      'Content-Type': 'text/csv; charset=utf-8',
-      'Content-Disposition': `attachment; filename="${operationId.replace(/Get$/, '')}.csv"`,
-    });
-    res.send(toCsv(result.csv));
+    res.setHeader('Content-Disposition', `attachment; filename="${operationId.replace(/Get$/, '')}.csv"`);
+    end(res, result.status ?? 200, 'text/csv; charset=utf-8', toCsv(result.csv));
     return;
   }
   sendJson(res, result.status ?? 200, result.body, negotiated.callback);
@@ -74,8 +71,8 @@ export interface ErrorOptions {
   readonly callback: string | undefined;
 }
 
-export function sendError(res: Response, error: ApiError, options: ErrorOptions, cause?: unknown): void {
-  res.set(error.headers);
+export function sendError(res: ServerResponse, error: ApiError, options: ErrorOptions, cause?: unknown): void {
+  setHeaders(res, error.headers);
   const responseStatus: Record<string, unknown> = { errorCode: error.code, message: error.message, errors: error.errors };
   if (options.debug) {
     const stack = (cause instanceof Error ? cause.stack : undefined) ?? error.stack;

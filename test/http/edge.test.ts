@@ -2,6 +2,7 @@
 import { expect } from 'chai';
 import { forEachDialect } from '../support/dialects.js';
 import { expectError } from '../support/expect-error.js';
+import { send } from '../fuzz/support/raw-http.js';
 import { startServer, type TestServer } from '../support/server.js';
 
 forEachDialect('HTTP edge', (dialect) => {
@@ -41,6 +42,12 @@ forEachDialect('HTTP edge', (dialect) => {
       expect(r.body).to.deep.equal({ status: 'ok' });
       expect(r.headers.get('content-type')).to.equal('application/json; charset=utf-8');
       expect(r.headers.get('content-length')).to.equal(String(Buffer.byteLength(r.text)));
+    });
+    it('serves an absolute-form request target (RFC 9112 §3.2.2) as its path and query', async () => {
+      const port = Number(new URL(s.baseUrl).port);
+      const r = await send(port, { method: 'GET', target: `http://127.0.0.1:${port}/json/reply/SoggettoRecapitoQuery?take=1&callback=cb`, headers: [['Authorization', `Bearer ${admin}`]] });
+      expect(r.status).to.equal(200);
+      expect(r.body.toString()).to.match(/^\/\*\*\/cb\(\{"offset":0,"results":\[/);
     });
     it('/ready answers 200 while the database answers', async () => expect((await s.request('GET', '/ready')).status).to.equal(200));
     it('HEAD answers like GET without a body', async () => {
@@ -145,6 +152,17 @@ forEachDialect('HTTP edge', (dialect) => {
       const line = s.logs().map((l) => JSON.parse(l)).find((l) => l.reqId === 'req-42');
       expect(line).to.include({ method: 'GET', path: '/impianti/1/files', operation: 'GetImpiantoFilesRequest' });
       expect(s.logs().join('\n')).not.to.include(admin);
+    });
+    it('gives routes outside the operations (the contract, the metrics, a 404) the same request id, nosniff and log line', async () => {
+      for (const path of ['/openapi.json', '/metrics', '/nope']) {
+        const id = `edge${path.replace(/\W/g, '')}`;
+        const r = await s.request('GET', path, { headers: { 'x-request-id': id } });
+        expect(r.headers.get('x-request-id'), path).to.equal(id);
+        expect(r.headers.get('x-content-type-options'), path).to.equal('nosniff');
+        const line = s.logs().map((l) => JSON.parse(l)).find((l) => l.reqId === id && l.msg === 'request');
+        expect(line, path).to.include({ method: 'GET', path, status: r.status });
+        expect(line, path).not.to.have.property('operation');
+      }
     });
     it('makes up a request id when the client sends none', async () =>
       expect((await s.request('GET', '/health')).headers.get('x-request-id')).to.match(/^[0-9a-f-]{36}$/));

@@ -3,7 +3,7 @@
 // a test's env says otherwise. Every answer the client sees is also checked against
 // generated/openapi.json, so each suite doubles as a contract test.
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { createApp } from '../../src/app.js';
@@ -67,7 +67,7 @@ export async function startServer(options: { dialect: Dialect; env?: Record<stri
   await modules.start();
   contract ??= loadContract();
   const app = await createApp(deps, contract, modules);
-  const server: Server = await new Promise((resolve) => { const s = app.listen(0, '127.0.0.1', () => resolve(s)); });
+  const server: Server = await new Promise((resolve) => { const s = createServer(app).listen(0, '127.0.0.1', () => resolve(s)); });
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   return {

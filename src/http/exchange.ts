@@ -1,0 +1,97 @@
+// One request and its answer as the edge sees them: the target's path and query, the
+// caller's address, what the edge learns on the way (the operation, the JSONP callback)
+// and a logger tagged with the request id. Plain node:http objects underneath: operations
+// are served without express (see app.ts), and the few things express's request gave us
+// are read here, each only when something asks for it.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import proxyAddr from 'proxy-addr';
+import type { Format } from './negotiate.js';
+
+/** Whether to believe the hop at `index` (0 = the socket's peer) when it names a forwarder (TRUST_PROXY). */
+export type TrustProxy = (address: string, index: number) => boolean;
+
+const trustNobody: TrustProxy = () => false;
+
+/** TRUST_PROXY as express's `trust proxy` setting reads it: true/false, a hop count, or addresses and subnets. */
+export function compileTrustProxy(value: string | undefined): TrustProxy {
+  if (value === undefined) return trustNobody;
+  if (/^(true|false)$/i.test(value)) return value.toLowerCase() === 'true' ? () => true : trustNobody;
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    return (_address, index) => index < hops;
+  }
+  return proxyAddr.compile(value.split(',').map((s) => s.trim()));
+}
+
+/** The path and query of a request target: origin form (`/a?b`) or absolute form (`http://h/a?b`, RFC 9112 §3.2.2). */
+function splitTarget(url: string): { path: string; search: string } {
+  let target = url;
+  if (!url.startsWith('/')) {
+    try {
+      const u = new URL(url);
+      target = u.pathname + u.search;
+    } catch {
+      // `*` (OPTIONS) or garbage: no operation has such a path, so it falls to the 404.
+      return { path: url, search: '' };
+    }
+  }
+  const q = target.indexOf('?');
+  return q < 0 ? { path: target, search: '' } : { path: target.slice(0, q), search: target.slice(q + 1) };
+}
+
+export class Exchange {
+  readonly started = process.hrtime.bigint();
+  /** The target's path, still percent-encoded. */
+  readonly path: string;
+  /** Set once the request is matched to an operation; metrics and the request log read it. */
+  operationId: string | undefined;
+  /** The `.json`/`.csv` suffix of the path, if any. */
+  suffix: Format | undefined;
+  /** The validated JSONP callback, once negotiation has run. */
+  callback: string | undefined;
+  private readonly search: string;
+  private pairs: Array<[string, string]> | undefined;
+  private child: Logger | undefined;
+
+  constructor(
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    readonly requestId: string,
+    private readonly logger: Logger,
+    private readonly trust: TrustProxy,
+  ) {
+    const { path, search } = splitTarget(req.url ?? '/');
+    this.path = path;
+    this.search = search;
+  }
+
+  /** A request header by its lower-case name (repeated headers as node joins them). */
+  header(name: string): string | undefined {
+    const v = this.req.headers[name];
+    return Array.isArray(v) ? v.join(', ') : v;
+  }
+
+  /** The query string's pairs, in order, decoded. */
+  get query(): ReadonlyArray<readonly [string, string]> {
+    return (this.pairs ??= this.search === '' ? [] : [...new URLSearchParams(this.search)]);
+  }
+
+  /** An edge parameter (format, callback): names are case-insensitive like everything else. */
+  queryValue(name: string): string | undefined {
+    return this.query.find(([k]) => k.toLowerCase() === name)?.[1];
+  }
+
+  /**
+   * Made on first use: pino serializes a child's bindings when it is made, and at
+   * LOG_LEVEL warn (production) most requests never log a line.
+   */
+  get log(): Logger {
+    return (this.child ??= this.logger.child({ reqId: this.requestId }));
+  }
+
+  /** The client's address: the socket's peer, or behind TRUST_PROXY the forwarded one. */
+  get clientIp(): string {
+    return proxyAddr(this.req, this.trust) ?? '';
+  }
+}
