@@ -2,12 +2,13 @@
 // the response: {offset, total?, results, meta?}. Driver failures come back as a
 // Result, translated by db/driver-errors.ts; nothing is thrown out of here.
 import type { Knex } from 'knex';
+import { statementCacheOf } from './statements.js';
 import { fail, ok, type Result } from '../errors/api-error.js';
 import type { EngineContext } from './engine-context.js';
 import { metaFormatters, recordOf } from './format-values.js';
 import type { QueryPlan } from './plan-types.js';
 import { translateDbError } from '../db/driver-errors.js';
-import type { RenderedQuery } from './render.js';
+import type { RenderedQuery, SelectParts } from './render.js';
 
 export interface QueryResponse {
   readonly offset: number;
@@ -18,9 +19,14 @@ export interface QueryResponse {
 
 type Row = Record<string, unknown>;
 
-export async function execute(rendered: RenderedQuery, plan: QueryPlan, ctx: EngineContext): Promise<Result<QueryResponse>> {
-  const run = (q: Knex.QueryBuilder | undefined): Promise<Row[]> =>
-    q ? (rendered.dialect.withTimeout(q, ctx.queryTimeoutMs) as unknown as Promise<Row[]>) : Promise.resolve([]);
+export async function execute(db: Knex, rendered: RenderedQuery, plan: QueryPlan, ctx: EngineContext): Promise<Result<QueryResponse>> {
+  const statements = statementCacheOf(db);
+  const { dialect } = rendered;
+  const run = async (parts: SelectParts | undefined): Promise<Row[]> => {
+    if (parts === undefined) return [];
+    const { sql, bindings } = statements.statement(parts);
+    return dialect.rowsOf(await dialect.withTimeout(db.raw(sql, [...bindings]), ctx.queryTimeoutMs));
+  };
   try {
     // Independent statements: on MySQL they run on pooled connections side by side.
     const [rows, summaryRows, ...picks] = await Promise.all([

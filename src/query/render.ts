@@ -1,6 +1,7 @@
-// Stage 3 of the engine: the plan -> Knex queries. The only module (with execute.ts)
-// that builds SQL. Identifiers come from the plan's catalog entries and are bound with
-// `??`; every value is a `?` parameter.
+// Stage 3 of the engine: the plan -> the SELECTs that answer it, as parts that Knex turns
+// into SQL (toKnex; statements.ts caches the text per shape). The only module (with
+// statements.ts) that builds SQL. Identifiers come from the plan's catalog entries and are
+// bound with `??`; every value is a `?` parameter.
 import type { Knex } from 'knex';
 import { dialectOf } from '../db/dialect.js';
 import type { FieldSpec } from './catalog-types.js';
@@ -9,16 +10,37 @@ import { aggregateRenderers } from './render-aggregates.js';
 import type { Fragment } from './render-conditions.js';
 import { sqlDialects, type SqlDialect } from './sql-dialect.js';
 
+/**
+ * One SELECT as data, before Knex sees it: what `toKnex` hands to the query builder and
+ * what the statement cache (statements.ts) keys on. Fragments bind identifiers with `??`
+ * and values with `?`.
+ */
+export interface SelectParts {
+  readonly table: string;
+  /** Plain columns, bound as identifiers. */
+  readonly columns: readonly string[];
+  /** Computed columns: `COUNT(*) AS ??`, `SUM(??) AS ??`... */
+  readonly expressions: readonly Fragment[];
+  /** ANDed together. */
+  readonly where: readonly Fragment[];
+  /** A column that must not be NULL (picks of stored values). */
+  readonly notNull: string | undefined;
+  readonly order: Fragment | undefined;
+  readonly limit: number | undefined;
+  /** 0 for none. */
+  readonly offset: number;
+}
+
 export type AggregateSource =
   | { readonly kind: 'summary'; readonly aliases: readonly string[] }
-  | { readonly kind: 'pick'; readonly query: Knex.QueryBuilder; readonly column: string };
+  | { readonly kind: 'pick'; readonly query: SelectParts; readonly column: string };
 
 export interface RenderedQuery {
   readonly dialect: SqlDialect;
   /** Absent when Take is 0: no rows are asked for. */
-  readonly page: Knex.QueryBuilder | undefined;
+  readonly page: SelectParts | undefined;
   /** COUNT(*) AS total and the aggregates computed in one pass; absent when neither is asked. */
-  readonly summary: Knex.QueryBuilder | undefined;
+  readonly summary: SelectParts | undefined;
   readonly aggregates: readonly { readonly aggregate: Aggregate; readonly source: AggregateSource }[];
 }
 
@@ -43,35 +65,56 @@ export function orderFragment(order: readonly OrderTerm[], dialect: SqlDialect):
 
 export function render(db: Knex, plan: QueryPlan): RenderedQuery {
   const dialect = sqlDialects[dialectOf(db)];
-  const filtered = (): Knex.QueryBuilder => {
-    const q = db(plan.dto.table);
-    for (const c of plan.conditions) {
-      const f = dialect.conditions[c.operator](dialect.compared(c.field), c.field.column, c.values.map((v) => dialect.bind(c.field, v)));
-      q.whereRaw(f.sql, [...f.bindings]);
-    }
-    return q;
-  };
-  const ordered = (q: Knex.QueryBuilder, order: readonly OrderTerm[]) => {
-    const f = orderFragment(order, dialect);
-    return q.orderByRaw(f.sql, [...f.bindings]);
-  };
+  const where = plan.conditions.map((c) =>
+    dialect.conditions[c.operator](dialect.compared(c.field), c.field.column, c.values.map((v) => dialect.bind(c.field, v))),
+  );
+  const select = (parts: Partial<SelectParts>): SelectParts => ({
+    table: plan.dto.table,
+    columns: [],
+    expressions: [],
+    where,
+    notNull: undefined,
+    order: undefined,
+    limit: undefined,
+    offset: 0,
+    ...parts,
+  });
 
   const { skip, take } = plan.paging;
-  const page = take > 0 ? ordered(filtered().select(plan.projection.map((f) => f.column)), plan.order).limit(take).offset(skip) : undefined;
+  const page = take > 0
+    ? select({ columns: plan.projection.map((f) => f.column), order: orderFragment(plan.order, dialect), limit: take, offset: skip })
+    : undefined;
 
   const key: FieldSpec = plan.dto.fields.find((f) => f.name === plan.dto.primaryKey) ?? plan.dto.fields[0]!;
-  const selects: Knex.Raw[] = plan.total ? [db.raw('COUNT(*) AS ??', ['total'])] : [];
+  const expressions: Fragment[] = plan.total ? [{ sql: 'COUNT(*) AS ??', bindings: ['total'] }] : [];
   const aggregates = plan.aggregates.map((aggregate, i) => {
     const sql = aggregateRenderers[aggregate.fn](aggregate, { order: plan.order, key, dialect });
     if (sql.kind === 'columns') {
       const aliases = sql.columns.map((_, j) => `a${i}_${j}`);
-      sql.columns.forEach((c, j) => selects.push(db.raw(`${c.sql} AS ??`, [...c.bindings, aliases[j]!])));
+      sql.columns.forEach((c, j) => expressions.push({ sql: `${c.sql} AS ??`, bindings: [...c.bindings, aliases[j]!] }));
       return { aggregate, source: { kind: 'summary', aliases } as const };
     }
-    const q = filtered().select(sql.field.column);
-    if (sql.nonNull) q.whereNotNull(sql.field.column);
-    return { aggregate, source: { kind: 'pick', query: ordered(q, sql.order).limit(1), column: sql.field.column } as const };
+    const query = select({
+      columns: [sql.field.column],
+      notNull: sql.nonNull ? sql.field.column : undefined,
+      order: orderFragment(sql.order, dialect),
+      limit: 1,
+    });
+    return { aggregate, source: { kind: 'pick', query, column: sql.field.column } as const };
   });
-  const summary = selects.length > 0 ? filtered().select(selects) : undefined;
+  const summary = expressions.length > 0 ? select({ expressions }) : undefined;
   return { dialect, page, summary, aggregates };
+}
+
+/** The parts as a Knex query builder: Knex quotes the identifiers and assembles the clauses. */
+export function toKnex(db: Knex, parts: SelectParts): Knex.QueryBuilder {
+  const q = db(parts.table);
+  for (const f of parts.where) q.whereRaw(f.sql, [...f.bindings]);
+  if (parts.columns.length > 0) q.select(parts.columns);
+  if (parts.expressions.length > 0) q.select(parts.expressions.map((e) => db.raw(e.sql, [...e.bindings])));
+  if (parts.notNull !== undefined) q.whereNotNull(parts.notNull);
+  if (parts.order !== undefined) q.orderByRaw(parts.order.sql, [...parts.order.bindings]);
+  if (parts.limit !== undefined) q.limit(parts.limit);
+  if (parts.offset > 0) q.offset(parts.offset);
+  return q;
 }

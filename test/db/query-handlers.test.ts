@@ -88,9 +88,9 @@ forEachDialect('query handlers', (dialect) => {
       const planned = compile(cg, { fields: 'Id' }, ctx);
       if (!planned.ok) throw planned.error;
       // A statement that outlives the timeout: MariaDB's SLEEP stands in for a slow scan.
-      const slow = t.db.select(t.db.raw('SLEEP(3) AS ??', ['s']));
+      const slow = { table: 'caratteristica_gruppo', columns: [], expressions: [{ sql: 'SLEEP(3) AS ??', bindings: ['s'] }], where: [], notNull: undefined, order: undefined, limit: 1, offset: 0 };
       const started = Date.now();
-      const r = await execute({ dialect: sqlDialects.mysql, page: slow, summary: undefined, aggregates: [] }, planned.value, ctx);
+      const r = await execute(t.db, { dialect: sqlDialects.mysql, page: slow, summary: undefined, aggregates: [] }, planned.value, ctx);
       expect(Date.now() - started).to.be.below(2000);
       expect(r.ok).to.equal(false);
       if (!r.ok) expect([r.error.code, r.error.status, r.error.headers]).to.deep.equal(['QueryTimeout', 503, { 'Retry-After': '1' }]);

@@ -6,6 +6,7 @@ import type { Knex } from 'knex';
 import type { OperatorKind } from '../../src/query/catalog-types.js';
 import { render } from '../../src/query/render.js';
 import { compile } from '../../src/query/run-query.js';
+import { statementCacheOf, type Statement } from '../../src/query/statements.js';
 import { createTestDb, type TestDb } from '../support/db.js';
 import { dialects } from '../support/dialects.js';
 import { cg, sr, testContext } from '../support/query-catalog.js';
@@ -40,15 +41,13 @@ const probes: Array<[typeof cg, string, Partial<Record<OperatorKind, unknown>>]>
 
 const suffix: Partial<Record<OperatorKind, string>> = { eq: '', in: 'In', between: 'Between', gte: 'GreaterThanOrEqualTo', startsWith: 'StartsWith' };
 
-async function explainMysql(db: Knex, q: Knex.QueryBuilder): Promise<Array<{ key: string | null; type: string }>> {
-  const { sql, bindings } = q.toSQL().toNative();
-  const [rows] = (await db.raw(`EXPLAIN ${sql}`, bindings)) as [Array<{ key: string | null; type: string }>];
+async function explainMysql(db: Knex, { sql, bindings }: Statement): Promise<Array<{ key: string | null; type: string }>> {
+  const [rows] = (await db.raw(`EXPLAIN ${sql}`, [...bindings])) as [Array<{ key: string | null; type: string }>];
   return rows;
 }
 
-async function explainSqlite(db: Knex, q: Knex.QueryBuilder): Promise<string[]> {
-  const { sql, bindings } = q.toSQL().toNative();
-  const rows = (await db.raw(`EXPLAIN QUERY PLAN ${sql}`, bindings)) as Array<{ detail: string }>;
+async function explainSqlite(db: Knex, { sql, bindings }: Statement): Promise<string[]> {
+  const rows = (await db.raw(`EXPLAIN QUERY PLAN ${sql}`, [...bindings])) as Array<{ detail: string }>;
   return rows.map((r) => r.detail);
 }
 
@@ -70,7 +69,8 @@ for (const dialect of dialects) {
         it(`${dto.table}.${param} uses an index`, async () => {
           const planned = compile(dto, { [param]: value }, testContext());
           if (!planned.ok) throw planned.error;
-          const page = render(t.db, planned.value).page!;
+          // The statement the engine runs, from the statement cache.
+          const page = statementCacheOf(t.db).statement(render(t.db, planned.value).page!);
           if (dialect === 'mysql') {
             const [row] = await explainMysql(t.db, page);
             expect(row?.key, JSON.stringify(row)).to.be.a('string');

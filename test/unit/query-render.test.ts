@@ -1,8 +1,11 @@
-// render(): the SQL text and bindings per dialect (knex .toSQL(), no database needed).
+// render() and the statement cache: the SQL text and bindings per dialect that the engine
+// runs (Knex renders them; no database needed). Each case is rendered twice, so the text
+// comes once from Knex and once from the cache.
 import { expect } from 'chai';
 import knex, { type Knex } from 'knex';
 import type { Dialect } from '../../src/db/dialect.js';
 import { render, type RenderedQuery } from '../../src/query/render.js';
+import { createStatementCache, type Statement } from '../../src/query/statements.js';
 import { compile } from '../../src/query/run-query.js';
 import { cg, sr, testContext } from '../support/query-catalog.js';
 
@@ -14,10 +17,15 @@ const clients: Record<Dialect, Knex> = {
 type Part = 'page' | 'summary' | 'pick';
 interface Want { sql: Partial<Record<Dialect, string>>; bindings: Partial<Record<Dialect, unknown[]>> }
 
-function sqlOf(r: RenderedQuery, part: Part) {
-  const q = part === 'pick' ? r.aggregates.find((a) => a.source.kind === 'pick')!.source : r[part];
-  const builder = q && 'query' in q ? q.query : (q as Knex.QueryBuilder | undefined);
-  return builder?.toSQL();
+function sqlOf(db: Knex, r: RenderedQuery, part: Part): Statement | undefined {
+  const source = part === 'pick' ? r.aggregates.find((a) => a.source.kind === 'pick')!.source : undefined;
+  const parts = source?.kind === 'pick' ? source.query : part === 'pick' ? undefined : r[part];
+  if (parts === undefined) return undefined;
+  const cache = createStatementCache(db);
+  const first = cache.statement(parts);
+  const again = cache.statement(parts);
+  expect(again, 'from the cache').to.deep.equal(first);
+  return first;
 }
 
 // `W` = where clause only; the test wraps it in the page query of `sr` with all fields.
@@ -93,7 +101,7 @@ describe('query render (SQL text)', () => {
       const planned = compile(dto ?? sr, given, testContext());
       if (!planned.ok) throw planned.error;
       for (const dialect of ['mysql', 'sqlite'] as const) {
-        const sql = sqlOf(render(clients[dialect], planned.value), part ?? 'page');
+        const sql = sqlOf(clients[dialect], render(clients[dialect], planned.value), part ?? 'page');
         if (name.startsWith('Take 0')) expect(sql).to.equal(undefined);
         if (want.sql[dialect] !== undefined) expect(sql?.sql, dialect).to.equal(want.sql[dialect]);
         if (want.bindings[dialect] !== undefined) expect(sql?.bindings, dialect).to.deep.equal(want.bindings[dialect]);
