@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import { dialectOf } from '../db/dialect.js';
 import { foldFunction } from '../db/fold.js';
 import { translateDbError } from '../db/driver-errors.js';
+import { prepare, rowsOf } from '../db/prepared.js';
 import { fileColumns, type ImpiantoFileRow } from './file-metadata.js';
 
 export type RootLookup =
@@ -22,36 +23,42 @@ export function createImpiantoFilesRepository(db: Knex, options: { timeoutMs?: n
   // QUERY_TIMEOUT_MS cancels the statement on MySQL. better-sqlite3 runs synchronously, so no
   // timer could fire while it works: there the bound is the two indexed queries themselves.
   // Driver errors become 503/500 ApiErrors here, so no driver text reaches the edge.
-  const run = async <T>(q: Knex.QueryBuilder): Promise<T> => {
+  const run = async (q: Knex.Raw): Promise<ImpiantoFileRow[]> => {
     try {
-      return (await (mysql && options.timeoutMs ? q.timeout(options.timeoutMs, { cancel: true }) : q)) as T;
+      return rowsOf<ImpiantoFileRow>(db, await (mysql && options.timeoutMs ? q.timeout(options.timeoutMs, { cancel: true }) : q));
     } catch (err) {
       throw translateDbError(err);
     }
   };
 
+  // Both queries are rendered by Knex once, on first use (db/prepared.ts).
+  const rootOf = prepare(db, 1, ([impiantoId]) => {
+    // MIN(id) over (impianto_id, folder_id) resolves from the index alone (the index
+    // carries the primary key on both engines), so the LEFT JOIN costs one lookup.
+    const rootId = db.raw('(SELECT MIN(r.id) FROM impianto_file r WHERE r.impianto_id = i.id AND r.folder_id IS NULL)');
+    return db('impianto as i')
+      .leftJoin('impianto_file as f', (j) => j.on('f.id', '=', rootId))
+      .where('i.id', impiantoId!)
+      .first(['i.id as found_impianto_id', ...fileColumns.map((c) => `f.${c} as ${c}`)]);
+  });
+  const childrenOf = prepare(db, 1, ([folderId]) => {
+    // MySQL sorts nome through its case+accent-insensitive NO PAD collation (migration 003);
+    // SQLite has no such collation, so it sorts by the same folding done in JS (db/fold.ts).
+    const q = db('impianto_file').select([...fileColumns]).where('folder_id', folderId!).orderBy('is_folder', 'desc');
+    if (mysql) q.orderBy('nome', 'asc');
+    else q.orderByRaw(`${foldFunction}(??) asc`, ['nome']);
+    return q.orderBy('id', 'asc');
+  });
+
   return {
     async findRoot(impiantoId) {
-      // MIN(id) over (impianto_id, folder_id) resolves from the index alone (the index
-      // carries the primary key on both engines), so the LEFT JOIN costs one lookup.
-      const rootId = db.raw('(SELECT MIN(r.id) FROM impianto_file r WHERE r.impianto_id = i.id AND r.folder_id IS NULL)');
-      const row = await run<ImpiantoFileRow | undefined>(
-        db('impianto as i')
-          .leftJoin('impianto_file as f', (j) => j.on('f.id', '=', rootId))
-          .where('i.id', impiantoId)
-          .first(['i.id as found_impianto_id', ...fileColumns.map((c) => `f.${c} as ${c}`)]),
-      );
+      const [row] = await run(rootOf([impiantoId]));
       if (!row) return { found: false };
       return { found: true, root: row.id == null ? undefined : row };
     },
 
     async listChildren(folderId) {
-      // MySQL sorts nome through its case+accent-insensitive NO PAD collation (migration 003);
-      // SQLite has no such collation, so it sorts by the same folding done in JS (db/fold.ts).
-      const q = db('impianto_file').select([...fileColumns]).where('folder_id', folderId).orderBy('is_folder', 'desc');
-      if (mysql) q.orderBy('nome', 'asc');
-      else q.orderByRaw(`${foldFunction}(??) asc`, ['nome']);
-      return run<ImpiantoFileRow[]>(q.orderBy('id', 'asc'));
+      return run(childrenOf([folderId]));
     },
   };
 }

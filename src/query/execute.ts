@@ -2,6 +2,7 @@
 // the response: {offset, total?, results, meta?}. Driver failures come back as a
 // Result, translated by db/driver-errors.ts; nothing is thrown out of here.
 import type { Knex } from 'knex';
+import { rowsOf } from '../db/prepared.js';
 import { statementCacheOf } from './statements.js';
 import { fail, ok, type Result } from '../errors/api-error.js';
 import type { EngineContext } from './engine-context.js';
@@ -25,7 +26,7 @@ export async function execute(db: Knex, rendered: RenderedQuery, plan: QueryPlan
   const run = async (parts: SelectParts | undefined): Promise<Row[]> => {
     if (parts === undefined) return [];
     const { sql, bindings } = statements.statement(parts);
-    return dialect.rowsOf(await dialect.withTimeout(db.raw(sql, [...bindings]), ctx.queryTimeoutMs));
+    return rowsOf(db, await dialect.withTimeout(db.raw(sql, [...bindings]), ctx.queryTimeoutMs));
   };
   try {
     // Independent statements: on MySQL they run on pooled connections side by side.

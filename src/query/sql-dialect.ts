@@ -19,8 +19,6 @@ export interface SqlDialect {
   bind(field: FieldSpec, value: Scalar): Bound;
   /** Applies QUERY_TIMEOUT_MS to a statement, where the engine can enforce it. */
   withTimeout(query: Knex.Raw, ms: number): Knex.Raw;
-  /** The rows of a SELECT run through knex.raw (mysql2 answers [rows, fields]). */
-  rowsOf(result: unknown): Record<string, unknown>[];
   /** Operator renderers that differ from render-conditions.ts on this engine. */
   readonly conditions: Readonly<Record<OperatorKind, Renderer>>;
 }
@@ -36,7 +34,6 @@ const mysql: SqlDialect = {
   // KILL QUERY on another connection when the time is up; knex then rejects with a
   // KnexTimeoutError (https://knexjs.org/guide/query-builder.html#timeout).
   withTimeout: (query, ms) => query.timeout(ms, { cancel: true }),
-  rowsOf: (result) => (result as [Record<string, unknown>[], unknown])[0],
   // `col LIKE 'abc%'` is a range scan on the collated index already (MySQL manual 10.3.1,
   // "How MySQL Uses Indexes").
   conditions: conditionRenderers,
@@ -79,7 +76,6 @@ const sqlite: SqlDialect = {
   // nothing to cancel. The embedded engine serves small local data sets; deployments
   // that need QUERY_TIMEOUT_MS use MySQL.
   withTimeout: (query) => query,
-  rowsOf: (result) => result as Record<string, unknown>[],
   conditions: { ...conditionRenderers, startsWith: sqliteStartsWith },
 };
 

@@ -1,15 +1,11 @@
 // Stage 3, second half: SELECT parts -> SQL text and bindings. Knex renders each query
-// shape once; the text is kept and later queries of the same shape only bind their values.
-// Building and compiling a Knex query was about a tenth of the CPU and a tenth of the
-// memory the service spent per request (scripts/bench), for text that only changes when
-// the shape does.
+// shape once (src/db/prepared.ts: values replaced by markers, so the binding order is read
+// off Knex, never assumed); later queries of the shape only bind their values.
 //
 // The shape is everything but the bound values: the table, the columns, each fragment's
-// SQL and the identifiers it binds, whether there is a LIMIT and an OFFSET. The order in
-// which Knex wants the values is not assumed: the first time a shape is seen, Knex
-// renders it with a unique marker in place of every value, and the markers' order in
-// Knex's bindings is the order kept for the shape.
+// SQL and the identifiers it binds, whether there is a LIMIT and an OFFSET.
 import type { Knex } from 'knex';
+import { bindingsOf, marker, templateFrom, type Template } from '../db/prepared.js';
 import type { Bound, Fragment } from './render-conditions.js';
 import { toKnex, type SelectParts } from './render.js';
 
@@ -18,25 +14,11 @@ export interface Statement {
   readonly bindings: readonly Bound[];
 }
 
-/** Where each binding of a shape's text comes from: a value by its position, or the LIMIT or OFFSET. */
-type Source = number | 'limit' | 'offset';
-
-export interface Template {
-  readonly sql: string;
-  readonly sources: readonly Source[];
-}
-
 export interface StatementCache {
   statement(parts: SelectParts): Statement;
   /** Shapes held now. */
   readonly size: number;
 }
-
-// Numbers no request can page by (Take is capped far below), so they cannot be mistaken
-// for anything else in Knex's bindings.
-const limitMarker = 2_000_000_011;
-const offsetMarker = 2_000_000_013;
-const valueMarker = (i: number) => `\u0000value ${i}\u0000`;
 
 /** Whether each placeholder of a fragment is an identifier (`??`) or a value (`?`), in order. */
 const placeholderKinds = new Map<string, readonly boolean[]>();
@@ -67,6 +49,8 @@ function shapeOf(parts: SelectParts): { key: string; values: Bound[] } {
   for (const f of parts.expressions) add('s', f);
   for (const f of parts.where) add('w', f);
   if (parts.order !== undefined) add('o', parts.order);
+  if (parts.limit !== undefined) values.push(parts.limit);
+  if (parts.offset > 0) values.push(parts.offset);
   return { key, values };
 }
 
@@ -75,48 +59,15 @@ function marked(parts: SelectParts): SelectParts {
   let next = 0;
   const mark = (f: Fragment): Fragment => {
     const kinds = identifiersOf(f.sql);
-    return { sql: f.sql, bindings: f.bindings.map((b, i) => (kinds[i] === true ? b : valueMarker(next++))) };
+    return { sql: f.sql, bindings: f.bindings.map((b, i) => (kinds[i] === true ? b : marker(next++))) };
   };
-  // Same order as shapeOf: expressions, where, order.
+  // Same order as shapeOf: expressions, where, order, limit, offset.
   const expressions = parts.expressions.map(mark);
   const where = parts.where.map(mark);
   const order = parts.order === undefined ? undefined : mark(parts.order);
-  return {
-    ...parts,
-    expressions,
-    where,
-    order,
-    limit: parts.limit === undefined ? undefined : limitMarker,
-    offset: parts.offset > 0 ? offsetMarker : 0,
-  };
-}
-
-/**
- * A shape's template from Knex's rendering of its marked parts: the text, and where each
- * binding comes from. Undefined when Knex bound anything but a marker, bound one twice or
- * left a value out, or wrote a marker into the text (it would have inlined a value): such
- * a shape is never cached; Knex renders it on every request.
- */
-export function templateFrom(sql: string, bindings: readonly unknown[], valueCount: number): Template | undefined {
-  if (sql.includes('\u0000') || sql.includes(String(limitMarker)) || sql.includes(String(offsetMarker))) return undefined;
-  const sources: Source[] = [];
-  const seen = new Set<Source>();
-  for (const b of bindings) {
-    const source: Source | undefined =
-      b === limitMarker ? 'limit' : b === offsetMarker ? 'offset' : typeof b === 'string' ? markerIndex(b, valueCount) : undefined;
-    if (source === undefined || seen.has(source)) return undefined;
-    seen.add(source);
-    sources.push(source);
-  }
-  // Every value bound exactly once: one Knex left out would be a shape it rendered differently.
-  const valuesBound = sources.filter((s) => typeof s === 'number').length;
-  return valuesBound === valueCount ? { sql, sources } : undefined;
-}
-
-function markerIndex(b: string, valueCount: number): number | undefined {
-  const m = /^\u0000value (\d+)\u0000$/.exec(b);
-  const i = m ? Number(m[1]) : -1;
-  return i >= 0 && i < valueCount ? i : undefined;
+  const limit = parts.limit === undefined ? undefined : marker(next++);
+  const offset = parts.offset > 0 ? marker(next++) : 0;
+  return { ...parts, expressions, where, order, limit, offset };
 }
 
 const caches = new WeakMap<Knex, StatementCache>();
@@ -146,10 +97,7 @@ export function createStatementCache(db: Knex, maxShapes = 2000): StatementCache
         const { sql, bindings } = toKnex(db, parts).toSQL();
         return { sql, bindings: bindings as Bound[] };
       }
-      return {
-        sql: template.sql,
-        bindings: template.sources.map((s) => (s === 'limit' ? parts.limit! : s === 'offset' ? parts.offset : values[s]!)),
-      };
+      return { sql: template.sql, bindings: bindingsOf(template, values) as Bound[] };
     },
   };
 }

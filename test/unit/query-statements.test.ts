@@ -7,7 +7,8 @@ import knex, { type Knex } from 'knex';
 import type { Dialect } from '../../src/db/dialect.js';
 import { render, toKnex, type SelectParts } from '../../src/query/render.js';
 import { compile } from '../../src/query/run-query.js';
-import { createStatementCache, templateFrom } from '../../src/query/statements.js';
+import { marker, prepare, templateFrom } from '../../src/db/prepared.js';
+import { createStatementCache } from '../../src/query/statements.js';
 import { requestOf } from '../support/query-arbitraries.js';
 import { cg, sr, testContext } from '../support/query-catalog.js';
 
@@ -85,19 +86,29 @@ describe('query statement cache', () => {
     expect(cache.size).to.equal(shapes.length);
   });
 
-  describe('refuses to cache what Knex did not render as expected', () => {
-    const marker = (i: number) => `\u0000value ${i}\u0000`;
-    it('accepts markers, LIMIT and OFFSET each bound once', () =>
-      expect(templateFrom('select 1 where a = ? and b = ? limit ? offset ?', [marker(1), marker(0), 2_000_000_011, 2_000_000_013], 2)).to.deep.equal({
-        sql: 'select 1 where a = ? and b = ? limit ? offset ?',
-        sources: [1, 0, 'limit', 'offset'],
+  describe('templates (src/db/prepared.ts): what Knex rendered with markers for the values', () => {
+    it('keeps where each marker landed, and the constants Knex added', () =>
+      expect(templateFrom('select 1 where a = ? and b = ? limit ?', [marker(1), marker(0), 1], 2)).to.deep.equal({
+        sql: 'select 1 where a = ? and b = ? limit ?',
+        sources: [{ value: 1 }, { value: 0 }, { constant: 1 }],
       }));
-    it('a binding Knex added', () => expect(templateFrom('a = ? and b = ?', [marker(0), 5], 1)).to.equal(undefined));
-    it('a value left out', () => expect(templateFrom('a = ?', [marker(0)], 2)).to.equal(undefined));
-    it('a value bound twice', () => expect(templateFrom('a = ? or a = ?', [marker(0), marker(0)], 1)).to.equal(undefined));
-    it('a marker out of range', () => expect(templateFrom('a = ?', [marker(3)], 1)).to.equal(undefined));
-    it('a value written into the text', () => expect(templateFrom(`a = '${marker(0)}'`, [], 1)).to.equal(undefined));
-    it('a LIMIT written into the text', () => expect(templateFrom('select 1 limit 2000000011', [], 0)).to.equal(undefined));
+    it('refuses a value left out', () => expect(templateFrom('a = ?', [marker(0)], 2)).to.equal(undefined));
+    it('refuses a value bound twice', () => expect(templateFrom('a = ? or a = ?', [marker(0), marker(0)], 1)).to.equal(undefined));
+    it('refuses a marker it did not hand out', () => expect(templateFrom('a = ? and b = ?', [marker(0), marker(3)], 1)).to.equal(undefined));
+    it('refuses a value written into the text', () => expect(templateFrom(`a = ${marker(0)} and b = ?`, [marker(0)], 1)).to.equal(undefined));
+
+    it('a prepared query binds each call its values where Knex put them', () => {
+      const db = clients.mysql;
+      const q = prepare(db, 2, ([a, b]) => db('t').where('x', b!).where('y', a!).first('z'));
+      expect(q([10, 20]).toSQL()).to.include({ sql: 'select `z` from `t` where `x` = ? and `y` = ? limit ?' });
+      expect(q([10, 20]).toSQL().bindings).to.deep.equal([20, 10, 1]);
+      expect(q([7, 8]).toSQL().bindings).to.deep.equal([8, 7, 1]);
+    });
+    it('a prepared query that leaves a value out fails at first use', () => {
+      const db = clients.mysql;
+      const q = prepare(db, 1, () => db('t').where('x', 5));
+      expect(() => q([1])).to.throw(/rendered a prepared query unexpectedly/);
+    });
   });
 
   after(async () => Promise.all(Object.values(clients).map((c) => c.destroy())));
