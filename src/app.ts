@@ -124,7 +124,8 @@ export async function createApp(deps: Deps, contract: Contract, modules: AppModu
   const edge = express();
   edge.disable('x-powered-by');
   edge.disable('etag');
-  if (config.trustProxy !== undefined) edge.set('trust proxy', trustProxyValue(config.trustProxy));
+  // Express reads it for req.protocol (the contract's server URL); the same rule as clientIp.
+  edge.set('trust proxy', trust);
   edge.use(metrics.routes());
   edge.use(edgeRoutes(deps, contract));
   edge.use((_req: Request, _res: Response, next: NextFunction) => next(ApiError.of('NotFound', 'No such route or operation')));
@@ -193,10 +194,3 @@ function checkWiring(contract: Contract, handlers: Readonly<Record<string, Opera
   if (missing.length > 0) throw new Error(`No handler for operation(s): ${missing.join(', ')}`);
   if (extra.length > 0) throw new Error(`Handler(s) for unknown operation(s): ${extra.join(', ')}`);
 }
-
-function trustProxyValue(v: string): boolean | number | string {
-  if (/^(true|false)$/i.test(v)) return v.toLowerCase() === 'true';
-  if (/^\d+$/.test(v)) return Number(v);
-  return v;
-}
-

@@ -43,6 +43,18 @@ forEachDialect('client address behind proxies (TRUST_PROXY)', (dialect) => {
     expect(await register({ TRUST_PROXY: '1' }, dialect, ['10.0.0.1, 203.0.113.1', '10.0.0.2, 203.0.113.1', '10.0.0.1, 203.0.113.2'])).to.deep.equal([200, 429, 200]);
   });
 
+  it('names the forwarded scheme in the served contract only behind a trusted proxy', async () => {
+    for (const [env, scheme] of [[{}, 'http'], [{ TRUST_PROXY: 'loopback' }, 'https']] as const) {
+      const s = await startServer({ dialect, env });
+      try {
+        const r = await s.request('GET', '/openapi.json', { headers: { 'x-forwarded-proto': 'https' } });
+        expect(r.body.servers[0].url, JSON.stringify(env)).to.equal(`${scheme}://${new URL(s.baseUrl).host}`);
+      } finally {
+        await s.close();
+      }
+    }
+  });
+
   it('with TRUST_PROXY=false, behaves as without it', async () => {
     expect(await register({ TRUST_PROXY: 'false' }, dialect, ['203.0.113.1', '203.0.113.2'])).to.deep.equal([200, 429]);
   });
