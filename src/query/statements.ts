@@ -34,40 +34,57 @@ function identifiersOf(sql: string): readonly boolean[] {
   return kinds;
 }
 
-/** The shape's key and the fragments' values in order. */
-function shapeOf(parts: SelectParts): { key: string; values: Bound[] } {
-  const values: Bound[] = [];
-  let key = `${parts.table}\u0001${parts.columns.join('\u0002')}\u0001${parts.notNull ?? ''}\u0001${parts.limit !== undefined}\u0001${parts.offset > 0}`;
-  const add = (tag: string, f: Fragment) => {
-    const kinds = identifiersOf(f.sql);
-    key += `\u0001${tag}${f.sql}`;
-    f.bindings.forEach((b, i) => {
-      if (kinds[i] === true) key += `\u0002${String(b)}`;
-      else values.push(b);
-    });
-  };
-  for (const f of parts.expressions) add('s', f);
-  for (const f of parts.where) add('w', f);
-  if (parts.order !== undefined) add('o', parts.order);
-  if (parts.limit !== undefined) values.push(parts.limit);
-  if (parts.offset > 0) values.push(parts.offset);
-  return { key, values };
+interface Shape {
+  readonly key: string;
+  /** The query's values in binding-list order: fragments (expressions, where, order), then LIMIT and OFFSET. */
+  readonly values: Bound[];
+  /** With `mark`: the parts with value i replaced by marker(i), for Knex to render the shape. */
+  readonly marked?: SelectParts;
 }
 
-/** The parts with every value replaced by its marker, in the order shapeOf lists the values. */
-function marked(parts: SelectParts): SelectParts {
-  let next = 0;
-  const mark = (f: Fragment): Fragment => {
+/**
+ * One pass over the parts defines the order of the values, for the key and the markers
+ * alike. Without `mark` (every request) it allocates nothing but the key and the values.
+ */
+function shapeOf(parts: SelectParts, mark = false): Shape {
+  const values: Bound[] = [];
+  let key = `${parts.table}\u0001${parts.columns.join('\u0002')}\u0001${parts.notNull ?? ''}\u0001${parts.limit !== undefined}\u0001${parts.offset > 0}`;
+  const marked = mark ? { expressions: [] as Fragment[], where: [] as Fragment[], order: undefined as Fragment | undefined } : undefined;
+  const add = (tag: string, f: Fragment): Fragment | undefined => {
     const kinds = identifiersOf(f.sql);
-    return { sql: f.sql, bindings: f.bindings.map((b, i) => (kinds[i] === true ? b : marker(next++))) };
+    key += `\u0001${tag}${f.sql}`;
+    const bindings: Bound[] | undefined = mark ? [] : undefined;
+    f.bindings.forEach((b, i) => {
+      if (kinds[i] === true) {
+        key += `\u0002${String(b)}`;
+        bindings?.push(b);
+      } else {
+        bindings?.push(marker(values.length));
+        values.push(b);
+      }
+    });
+    return bindings && { sql: f.sql, bindings };
   };
-  // Same order as shapeOf: expressions, where, order, limit, offset.
-  const expressions = parts.expressions.map(mark);
-  const where = parts.where.map(mark);
-  const order = parts.order === undefined ? undefined : mark(parts.order);
-  const limit = parts.limit === undefined ? undefined : marker(next++);
-  const offset = parts.offset > 0 ? marker(next++) : 0;
-  return { ...parts, expressions, where, order, limit, offset };
+  for (const f of parts.expressions) {
+    const m = add('s', f);
+    if (marked) marked.expressions.push(m!);
+  }
+  for (const f of parts.where) {
+    const m = add('w', f);
+    if (marked) marked.where.push(m!);
+  }
+  if (parts.order !== undefined) {
+    const m = add('o', parts.order);
+    if (marked) marked.order = m;
+  }
+  const limit = parts.limit === undefined ? undefined : values.push(parts.limit) - 1;
+  const offset = parts.offset > 0 ? values.push(parts.offset) - 1 : undefined;
+  if (!marked) return { key, values };
+  return {
+    key,
+    values,
+    marked: { ...parts, ...marked, limit: limit === undefined ? undefined : marker(limit), offset: offset === undefined ? 0 : marker(offset) },
+  };
 }
 
 const caches = new WeakMap<Knex, StatementCache>();
@@ -87,7 +104,7 @@ export function createStatementCache(db: Knex, maxShapes = 2000): StatementCache
       const { key, values } = shapeOf(parts);
       let template = templates.get(key);
       if (template === undefined) {
-        const probe = toKnex(db, marked(parts)).toSQL();
+        const probe = toKnex(db, shapeOf(parts, true).marked!).toSQL();
         template = templateFrom(probe.sql, probe.bindings, values.length) ?? null;
         // Oldest first out: Maps keep insertion order.
         if (templates.size >= maxShapes) templates.delete(templates.keys().next().value!);
