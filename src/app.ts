@@ -21,13 +21,13 @@ import { parseBody } from './http/parse-body.js';
 import { readBody } from './http/read-body.js';
 import { logAnswered, requestIdOf } from './http/request-log.js';
 import { buildDto, type Body } from './http/request-dto.js';
-import { asApiError, sendError, sendResult } from './http/respond.js';
+import { asApiError, errorJson, sendError, sendResult } from './http/respond.js';
 import { compileValidator } from './http/validate-dto.js';
 import { edgeRoutes } from './http/edge-routes.js';
 import { cors } from './http/cors.js';
 import { createMetrics } from './http/metrics.js';
 import { operationRoutes } from './http/operation-routes.js';
-import { compileTrustProxy, Exchange } from './http/exchange.js';
+import { Exchange } from './http/exchange.js';
 
 export interface AppModules {
   readonly handlers: Readonly<Record<string, OperationHandler>>;
@@ -38,7 +38,8 @@ export interface AppModules {
 export type App = (req: IncomingMessage, res: ServerResponse) => void;
 
 const bodyLimit = 1024 * 1024;
-const lastResort = JSON.stringify({ responseStatus: { errorCode: 'InternalServerError', message: 'An internal error occurred', errors: [] } });
+// What any unexpected error becomes, written by hand when answering the error failed.
+const lastResort = errorJson(asApiError(new Error('unanswerable')));
 
 export async function createApp(deps: Deps, contract: Contract, modules: AppModules): Promise<App> {
   checkWiring(contract, modules.handlers);
@@ -57,13 +58,12 @@ export async function createApp(deps: Deps, contract: Contract, modules: AppModu
   const operations = api.router.getOperations();
   api.router.getOperations = () => operations;
   const routes = operationRoutes(api, contract);
-  const routePath = (path: string): string => {
-    const bare = splitSuffix(path).path;
-    return queryOperations.get(bare.toLowerCase()) ?? bare;
-  };
+  // Operation names under /json/reply/ are case-insensitive: the path as the contract spells it.
+  const canonical = (bare: string): string => queryOperations.get(bare.toLowerCase()) ?? bare;
+  const routePath = (path: string): string => canonical(splitSuffix(path).path);
 
   const metrics = createMetrics(deps.db);
-  const trust = compileTrustProxy(config.trustProxy);
+  const trust = config.trustProxy;
   const allowCors = cors(config.corsOrigins, (path) => routes.allowedMethods(routePath(path)));
 
   const runOperation = async (op: OperationContract, params: Readonly<Record<string, string>>, ex: Exchange): Promise<void> => {
@@ -133,9 +133,10 @@ export async function createApp(deps: Deps, contract: Contract, modules: AppModu
 
   const serve = async (ex: Exchange): Promise<void> => {
     try {
-      ex.suffix = splitSuffix(ex.path).format;
+      const { path, format } = splitSuffix(ex.path);
+      ex.suffix = format;
       const method = ex.req.method === 'HEAD' ? 'GET' : ex.req.method ?? 'GET';
-      const route = routes.match(method, routePath(ex.path));
+      const route = routes.match(method, canonical(path));
       if (!route.ok) throw route.error;
       const found = route.value;
       if (found.kind === 'notFound') {

@@ -36,7 +36,8 @@ export interface Config {
   readonly hashQueue: number;
   readonly rateLimitRegisterPerMin: number;
   readonly rateLimitLoginFailuresPerMin: number;
-  readonly trustProxy: string | undefined;
+  /** TRUST_PROXY compiled: whether to believe the hop at `index` (0 = the socket's peer) as a forwarder. */
+  readonly trustProxy: TrustProxy;
   readonly corsOrigins: readonly string[];
 }
 
@@ -54,16 +55,22 @@ const present = (env: Env, name: string): string | undefined => {
   return v === undefined || v.trim() === '' ? undefined : v.trim();
 };
 
+export type TrustProxy = (address: string, index: number) => boolean;
+
 /** TRUST_PROXY as express's `trust proxy` reads it: true/false, a hop count, or addresses and subnets. */
-function trustProxy(env: Env): string | undefined {
+function trustProxy(env: Env): TrustProxy {
   const v = present(env, 'TRUST_PROXY');
-  if (v === undefined || /^(true|false|\d+)$/i.test(v)) return v;
+  if (v === undefined || /^false$/i.test(v)) return () => false;
+  if (/^true$/i.test(v)) return () => true;
+  if (/^\d+$/.test(v)) {
+    const hops = Number(v);
+    return (_address, index) => index < hops;
+  }
   try {
-    proxyAddr.compile(v.split(',').map((s) => s.trim()));
+    return proxyAddr.compile(v.split(',').map((s) => s.trim()));
   } catch (err) {
     throw new ConfigError('TRUST_PROXY', `must be true, false, a hop count or addresses/subnets (${(err as Error).message})`);
   }
-  return v;
 }
 
 function int(env: Env, name: string, fallback: number, min: number, max = 2 ** 31 - 1): number {

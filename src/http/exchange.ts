@@ -6,23 +6,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import proxyAddr from 'proxy-addr';
+import type { TrustProxy } from '../config.js';
 import type { Format } from './negotiate.js';
-
-/** Whether to believe the hop at `index` (0 = the socket's peer) when it names a forwarder (TRUST_PROXY). */
-export type TrustProxy = (address: string, index: number) => boolean;
-
-const trustNobody: TrustProxy = () => false;
-
-/** TRUST_PROXY as express's `trust proxy` setting reads it: true/false, a hop count, or addresses and subnets. */
-export function compileTrustProxy(value: string | undefined): TrustProxy {
-  if (value === undefined) return trustNobody;
-  if (/^(true|false)$/i.test(value)) return value.toLowerCase() === 'true' ? () => true : trustNobody;
-  if (/^\d+$/.test(value)) {
-    const hops = Number(value);
-    return (_address, index) => index < hops;
-  }
-  return proxyAddr.compile(value.split(',').map((s) => s.trim()));
-}
 
 /** The path and query of a request target: origin form (`/a?b`) or absolute form (`http://h/a?b`, RFC 9112 §3.2.2). */
 function splitTarget(url: string): { path: string; search: string } {

@@ -71,9 +71,19 @@ export interface ErrorOptions {
   readonly callback: string | undefined;
 }
 
+/** The ResponseStatus of an error, as every failure carries it (DECISIONS §3). */
+function responseStatusOf(error: ApiError): Record<string, unknown> {
+  return { errorCode: error.code, message: error.message, errors: error.errors };
+}
+
+/** The JSON body of an error answer, for the paths that cannot go through sendError. */
+export function errorJson(error: ApiError): string {
+  return JSON.stringify({ responseStatus: responseStatusOf(error) });
+}
+
 export function sendError(res: ServerResponse, error: ApiError, options: ErrorOptions, cause?: unknown): void {
   setHeaders(res, error.headers);
-  const responseStatus: Record<string, unknown> = { errorCode: error.code, message: error.message, errors: error.errors };
+  const responseStatus = responseStatusOf(error);
   if (options.debug) {
     const stack = (cause instanceof Error ? cause.stack : undefined) ?? error.stack;
     if (stack) responseStatus['stackTrace'] = stack;
@@ -101,7 +111,7 @@ export function asApiError(err: unknown): ApiError {
  * refused (oversized headers, broken request line) before express ever saw them.
  */
 export function rawErrorResponse(error: ApiError): string {
-  const body = JSON.stringify({ responseStatus: { errorCode: error.code, message: error.message, errors: error.errors } });
+  const body = errorJson(error);
   return [
     `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? ''}`,
     'Content-Type: application/json; charset=utf-8',
