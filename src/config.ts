@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import proxyAddr from 'proxy-addr';
 
-// Resolves the environment once into a frozen Config (DECISIONS §10). A bad value
+// Resolves the environment once into a frozen Config (design.md §10). A bad value
 // stops start-up with a message naming the variable; nothing else reads process.env.
 
 export interface Config {

@@ -1,6 +1,6 @@
 // The only module that listens. Resolves config, migrates, builds the app and serves;
 // on SIGTERM/SIGINT stops accepting, lets in-flight requests finish (at most 10 s),
-// closes the pool and exits 0 (DECISIONS §9).
+// closes the pool and exits 0 (design.md §9).
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import net, { type Socket } from 'node:net';
 import { pino } from 'pino';
@@ -84,7 +84,7 @@ function drain(server: Server): Promise<void> {
   });
 }
 
-/** Requests Node's parser refuses still get a ResponseStatus body (DECISIONS §3), not a bare status line. */
+/** Requests Node's parser refuses still get a ResponseStatus body (design.md §3), not a bare status line. */
 function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
   if (err.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();

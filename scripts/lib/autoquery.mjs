@@ -8,7 +8,7 @@ import { SpecError } from './spec-error.mjs';
 
 const methods = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
 const bodyMethods = new Set(['post', 'put', 'patch']);
-/** DECISIONS §3: the failures a query operation can answer. */
+/** design.md §3: the failures a query operation can answer. */
 export const queryErrorResponses = {
   400: 'BadRequest',
   401: 'Unauthorized',

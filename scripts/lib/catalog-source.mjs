@@ -31,7 +31,7 @@ function dtoSource(dto) {
 export function renderCatalogSource(catalog) {
   return `${generatedHeader}
 // The query whitelist: operators, limits and, per query DTO, its fields and filters.
-// Only names found here ever reach SQL (DECISIONS §7).
+// Only names found here ever reach SQL (design.md §7).
 import type { OperatorSpec, QueryDtoSpec, QueryLimits } from '../src/query/catalog-types.js';
 
 export const operators: readonly OperatorSpec[] = [

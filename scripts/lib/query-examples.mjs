@@ -23,7 +23,7 @@ export function responseExample(dto) {
   return { offset: 0, total: 1, results: [recordExample(dto)] };
 }
 
-/** DECISIONS §2: header of PascalCase names, CRLF line ends. */
+/** design.md §2: header of PascalCase names, CRLF line ends. */
 export function csvExample(dto) {
   const record = recordExample(dto);
   const header = dto.fields.map((f) => f.name).join(',');

@@ -1,4 +1,4 @@
-// JSON schemas of one query DTO (seed §2.6-2.10, DECISIONS §7): the record, the request
+// JSON schemas of one query DTO (design.md §7): the record, the request
 // with one property per filter plus the paging/shaping ones, and the response envelope.
 // Everything here is derived from the catalog, so a new field or operator needs no edit.
 
@@ -40,7 +40,7 @@ export function filterSchema(filter, dto, catalog) {
 
 const text = (description) => ({ type: 'string', maxLength: 1000, description });
 
-/** Seed §2.9: paging and shaping properties shared by every query DTO. */
+/** design.md §7: paging and shaping properties shared by every query DTO. */
 export function shapingSchemas(dto) {
   const int = (description) => ({ type: 'integer', format: 'int32', minimum: 0, maximum: INT32.maximum, description });
   return {
@@ -77,7 +77,7 @@ export function recordSchema(dto, catalog) {
   return { type: 'object', description: `A \`${dto.table}\` row; properties not selected by \`fields\` are omitted.`, properties };
 }
 
-/** Seed §2.8: the response envelope. */
+/** design.md §7: the response envelope. */
 export function responseSchema(dto) {
   return {
     type: 'object',

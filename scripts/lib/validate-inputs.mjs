@@ -6,7 +6,7 @@ import { SpecError } from './spec-error.mjs';
 
 const arities = ['one', 'pair', 'list'];
 const schemaTypes = ['integer', 'string', 'boolean'];
-/** Paging and shaping properties of seed §2.9: no filter may take their name. */
+/** Paging and shaping properties of design.md §7: no filter may take their name. */
 export const shapingProperties = ['Skip', 'Take', 'OrderBy', 'OrderByDesc', 'Include', 'Fields', 'Meta'];
 
 const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -60,7 +60,7 @@ function checkDto(dto, index, ctx, problems) {
   if (typeof dto?.table !== 'string' || !snakeCasePattern.test(dto.table)) problems.push(`${at}: table ${JSON.stringify(dto?.table)} is not snake_case (${snakeCasePattern})`);
   const fields = Array.isArray(dto?.fields) ? dto.fields : [];
   if (fields.length === 0) problems.push(`${at}: fields must be a non-empty list`);
-  // Request names match case-insensitively (DECISIONS §1), so uniqueness is checked folded,
+  // Request names match case-insensitively (design.md §1), so uniqueness is checked folded,
   // over field names and over every parameter the fields produce (`IdIn` vs a field `IdIn`).
   const fieldNames = new Set();
   const params = new Map(shapingProperties.map((p) => [p.toLowerCase(), `paging parameter ${p}`]));

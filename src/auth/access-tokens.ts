@@ -1,4 +1,4 @@
-// JWT access tokens (DECISIONS §4): HS256 with JWT_SECRET, or RS256/ES256 with key files.
+// JWT access tokens (design.md §4): HS256 with JWT_SECRET, or RS256/ES256 with key files.
 // Keys are built once; verification pins the configured algorithm (so `none` and HS/RS
 // confusion are refused), checks iss and aud, and reads time from the injected clock.
 import crypto, { type KeyObject } from 'node:crypto';
@@ -9,7 +9,7 @@ import { fail, ok, type Result } from '../errors/api-error.js';
 import type { Principal } from '../http/operation.js';
 import { unauthorized } from './auth-errors.js';
 
-/** Seconds of clock skew tolerated between nodes (DECISIONS §4). */
+/** Seconds of clock skew tolerated between nodes (design.md §4). */
 export const clockToleranceSeconds = 30;
 
 export interface AccessTokenClaims {
@@ -44,7 +44,7 @@ function keysOf(config: Config): { signing: KeyObject; verifying: KeyObject } {
  * signature check and claim parsing (about 80 µs with jsonwebtoken, a tenth of a query's
  * whole cost; measured in scripts/bench). Only tokens that passed every check get in; a hit
  * still checks expiry on the clock, and nothing else about a verified token can change
- * while it lives (access tokens are not revocable, DECISIONS §4). Bounded: the oldest
+ * while it lives (access tokens are not revocable, design.md §4). Bounded: the oldest
  * entry goes first.
  */
 const verifiedCacheSize = 10_000;

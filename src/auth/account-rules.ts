@@ -1,8 +1,8 @@
-// The single-field rules of accounts (DECISIONS §5), shared by Register, the admin
+// The single-field rules of accounts (design.md §5), shared by Register, the admin
 // bootstrap and the CLI so that every way of creating a user accepts the same names.
 import type { FieldError } from '../errors/api-error.js';
 
-/** Lengths count Unicode code points (DECISIONS §1). */
+/** Lengths count Unicode code points (design.md §1). */
 export const codePoints = (s: string): number => [...s].length;
 
 // Each repetition starts with a letter or digit, so the match is linear: no backtracking blow-up.

@@ -1,5 +1,5 @@
 // The accounts module the app wires: the seven account operations, access-token
-// verification for the HTTP edge, and the start-up admin bootstrap (DECISIONS §4, §5).
+// verification for the HTTP edge, and the start-up admin bootstrap (design.md §4, §5).
 import type { Deps } from '../deps.js';
 import type { Result } from '../errors/api-error.js';
 import type { OperationHandler, Principal } from '../http/operation.js';

@@ -1,5 +1,5 @@
 // The ApiErrors of the account operations, built in one place so that every 401 carries
-// WWW-Authenticate and every 429/503 carries Retry-After (DECISIONS §3).
+// WWW-Authenticate and every 429/503 carries Retry-After (design.md §3).
 import { ApiError } from '../errors/api-error.js';
 
 export const unauthorized = (message = 'Unauthorized'): ApiError =>

@@ -1,4 +1,4 @@
-// ADMIN_USERNAME + ADMIN_PASSWORD at start-up (DECISIONS §4): create that user with role
+// ADMIN_USERNAME + ADMIN_PASSWORD at start-up (design.md §4): create that user with role
 // Admin when it does not exist; never touch an existing one. Bad values stop start-up
 // with a message naming the variable, like every other configuration error.
 import type { Config } from '../config.js';

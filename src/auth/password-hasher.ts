@@ -1,4 +1,4 @@
-// Password hashing with scrypt-kdf (DECISIONS §5). scrypt runs on the libuv thread pool,
+// Password hashing with scrypt-kdf (design.md §5). scrypt runs on the libuv thread pool,
 // so the event loop never blocks; the semaphore bounds how many hashes run and wait.
 // The interface lets tests count calls (both sign-in failures must run a verification).
 import crypto from 'node:crypto';

@@ -1,4 +1,4 @@
-// Per-key request limits (DECISIONS §4: Register and failed sign-ins per client IP).
+// Per-key request limits (design.md §4: Register and failed sign-ins per client IP).
 // The interface is what a shared store (Redis, a table) would implement for many nodes;
 // the in-memory one counts in fixed one-minute windows on the injected clock.
 

@@ -1,4 +1,4 @@
-// Checks a Register request against every rule of DECISIONS §5 and reports all broken
+// Checks a Register request against every rule of design.md §5 and reports all broken
 // rules at once. The HTTP edge has already checked types against the schema; this
 // stands on its own anyway (CLI, tests, a future edge) and re-checks them.
 import { ApiError, fail, ok, type FieldError, type Result } from '../errors/api-error.js';

@@ -1,5 +1,5 @@
 // The two roles of the service and the one rule about them: Admin implies every role
-// (ServiceStack's behaviour, DECISIONS §4).
+// (ServiceStack's behaviour, design.md §4).
 import type { Principal, Role } from '../http/operation.js';
 
 export const roles: readonly Role[] = ['Admin', 'ApiUser'];

@@ -1,6 +1,6 @@
 // A counting semaphore with a bounded waiting line. Password hashing runs through it so
 // that a burst of sign-ins queues up to a limit and is then refused (503) instead of
-// piling up scrypt work and memory without end (DECISIONS §5).
+// piling up scrypt work and memory without end (design.md §5).
 
 export class QueueFullError extends Error {
   constructor() {

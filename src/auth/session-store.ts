@@ -1,4 +1,4 @@
-// Sessions and their opaque refresh tokens (DECISIONS §4). A refresh token is 256 random
+// Sessions and their opaque refresh tokens (design.md §4). A refresh token is 256 random
 // bits, stored only as its SHA-256, and spent on use: each refresh returns a new one.
 // Presenting a spent token means it leaked (or a client raced itself), so the whole
 // session is revoked (OAuth 2.0 Security BCP, RFC 9700 §4.14.2).

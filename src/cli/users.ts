@@ -1,4 +1,4 @@
-// The users CLI (DECISIONS §4): create users and assign roles outside the HTTP API.
+// The users CLI (design.md §4): create users and assign roles outside the HTTP API.
 //   npm run users -- create <userName|email> [--email e] [--roles Admin,ApiUser]
 //   npm run users -- assign-roles <userName> <roles>
 //   npm run users -- list

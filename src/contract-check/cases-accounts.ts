@@ -1,4 +1,4 @@
-// Register, sign-in, refresh and logout (DECISIONS §4, §5). The first case registers this
+// Register, sign-in, refresh and logout (design.md §4, §5). The first case registers this
 // run's user; later cases sign in as it. Register is rate-limited per client address (10 a
 // minute by default), so the suite registers only four times.
 import { check, expectError, expectStatus, needUser } from './expect.js';
@@ -90,7 +90,7 @@ export const accountCases: readonly ContractCase[] = [
     kind: 'positive',
     async run(ctx) {
       const user = needUser(ctx.state);
-      // User names are matched case-insensitively (DECISIONS §5).
+      // User names are matched case-insensitively (design.md §5).
       const session = await signIn(ctx, user.userName.toUpperCase(), user.password);
       ctx.state.user = { ...session, userName: user.userName };
     },
@@ -117,7 +117,7 @@ export const accountCases: readonly ContractCase[] = [
     kind: 'positive',
     async run(ctx) {
       const user = needUser(ctx.state);
-      // A session of its own: a replay revokes the whole session (DECISIONS §4).
+      // A session of its own: a replay revokes the whole session (design.md §4).
       const session = await signIn(ctx, user.userName, user.password);
       const r = await ctx.call('POST', '/access-token', { json: { refreshToken: session.refreshToken } });
       expectStatus(r, 200);

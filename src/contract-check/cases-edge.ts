@@ -1,5 +1,5 @@
 // Probes, routing and content negotiation: what every client meets before any operation's
-// own rules (DECISIONS §2, §3, §9).
+// own rules (design.md §2, §3, §9).
 import { check, expectError, expectStatus } from './expect.js';
 import type { ContractCase } from './suite-types.js';
 

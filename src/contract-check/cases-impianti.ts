@@ -1,4 +1,4 @@
-// GET /impianti/{ImpiantoId}/files (DECISIONS §6). Access cases run before the user gets
+// GET /impianti/{ImpiantoId}/files (design.md §6). Access cases run before the user gets
 // ApiUser; the rest after, as the user whose refreshed token carries the role.
 import { check, expectError, expectStatus, needAdmin, needUser, skip } from './expect.js';
 import type { ContractCase } from './suite-types.js';

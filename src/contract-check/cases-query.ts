@@ -1,4 +1,4 @@
-// The two query operations, POST and GET (DECISIONS §7). The same cases run on both: they
+// The two query operations, POST and GET (design.md §7). The same cases run on both: they
 // only use `Id`, which every query record has, so they hold whatever data the deployment
 // holds (an empty table included).
 import { check, expectError, expectStatus, needAdmin, needUser, skip } from './expect.js';

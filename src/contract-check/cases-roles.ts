@@ -1,4 +1,4 @@
-// Roles (DECISIONS §4): who may assign them, the admin session the later cases use, and
+// Roles (design.md §4): who may assign them, the admin session the later cases use, and
 // giving this run's user ApiUser (taken back by the last case, so a re-run starts clean).
 import { signIn } from './cases-accounts.js';
 import { check, expectError, expectStatus, needAdmin, needUser, skip } from './expect.js';

@@ -17,7 +17,7 @@ export function expectStatus(r: CheckedResponse, status: number): void {
   check(r.status === status, `expected status ${status}, got ${r.status}: ${r.text.slice(0, 300)}`);
 }
 
-/** The ResponseStatus envelope of a failure (DECISIONS §3); the schema is checked separately. */
+/** The ResponseStatus envelope of a failure (design.md §3); the schema is checked separately. */
 export function expectError(r: CheckedResponse, status: number, errorCode: string, fieldName?: string): void {
   expectStatus(r, status);
   const rs = r.body?.responseStatus;

@@ -48,7 +48,7 @@ function responseTarget(route: Route, r: ObservedResponse): string | { problem: 
     case 'no-route':
       return r.status === 404 ? '#/components/responses/NotFound' : undefined;
     case 'method-not-allowed': {
-      // A CORS preflight answers OPTIONS on any route (DECISIONS §9); it is not an operation.
+      // A CORS preflight answers OPTIONS on any route (design.md §9); it is not an operation.
       if (r.method.toUpperCase() === 'OPTIONS' && r.status < 300) return undefined;
       if (r.status !== 405) return { problem: `${r.method.toUpperCase()} is not an operation of ${route.pathTemplate}: expected 405, got ${r.status}` };
       const allow = (r.headers.get('allow') ?? '').split(',').map((m) => m.trim()).filter(Boolean);

@@ -1,5 +1,5 @@
 // Which operation of generated/openapi.json a request reached, judged the way the server
-// routes (DECISIONS §2, §7): a `.json`/`.csv` suffix is a format, not part of the path;
+// routes (design.md §2, §7): a `.json`/`.csv` suffix is a format, not part of the path;
 // names under /json/reply/ are case-insensitive; HEAD is answered by the GET operation.
 // Standalone on purpose: the contract suite runs against deployments, not this process.
 import fs from 'node:fs';

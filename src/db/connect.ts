@@ -33,7 +33,7 @@ function sessionSetup(statementTimeoutMs: number | undefined): (conn: Conn, done
   // one that fires where the server has it (MariaDB); on MySQL they bound the writes.
   const lockWait = statementTimeoutMs === undefined ? undefined : Math.ceil(statementTimeoutMs / 1000) + 1;
   const statements = [
-    // DATETIME columns hold UTC (DECISIONS §9).
+    // DATETIME columns hold UTC (design.md §9).
     "SET time_zone = '+00:00'",
     ...(lockWait === undefined ? [] : [`SET SESSION lock_wait_timeout = ${lockWait}, SESSION innodb_lock_wait_timeout = ${lockWait}`]),
   ];
@@ -62,7 +62,7 @@ interface TarnPool {
  * tarn answers a failed connection attempt by failing the first waiting request only and
  * trying again later, so with the server down the waiting line drains one request per
  * attempt. Every request waiting then would try the same unreachable server: all get its
- * error at once, which the edge answers 503 with Retry-After (DECISIONS §3).
+ * error at once, which the edge answers 503 with Retry-After (design.md §3).
  */
 function failWaitingOnConnectError(db: Knex): Knex {
   // knex builds its tarn pool in its constructor when it is given a connection.
@@ -85,7 +85,7 @@ function connectMysql(url: string, poolMax: number, statementTimeoutMs: number |
       password: decodeURIComponent(u.password),
       database: decodeURIComponent(u.pathname.replace(/^\//, '')),
       charset: 'utf8mb4',
-      // DATETIME columns hold UTC (DECISIONS §9): read and write them as UTC whatever the host's zone.
+      // DATETIME columns hold UTC (design.md §9): read and write them as UTC whatever the host's zone.
       timezone: 'Z',
       supportBigNumbers: true,
       bigNumberStrings: true,

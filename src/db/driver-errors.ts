@@ -1,5 +1,5 @@
 // Everything the service knows about driver errors, for both dialects, in one place.
-// Driver and SQL text never reach a client (DECISIONS §3): callers get a classification
+// Driver and SQL text never reach a client (design.md §3): callers get a classification
 // (a unique violation, a lost lock race) or an ApiError with a fixed message, and the
 // original error stays on `cause` for the log.
 import { ApiError } from '../errors/api-error.js';

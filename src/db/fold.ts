@@ -2,7 +2,7 @@
 // column collation (see collation.ts); SQLite has no Unicode collation and better-sqlite3
 // cannot register one, so the query engine compares fold(column) with folded values and
 // the migrations index fold(column). Both engines then agree on =, In, Between, Like,
-// StartsWith/EndsWith/Contains, ORDER BY and COUNT(DISTINCT) (DECISIONS §7).
+// StartsWith/EndsWith/Contains, ORDER BY and COUNT(DISTINCT) (design.md §7).
 
 const combiningMarks = /\p{M}/gu;
 

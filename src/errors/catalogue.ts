@@ -1,4 +1,4 @@
-// The one catalogue of error codes and the HTTP status each maps to (DECISIONS §3).
+// The one catalogue of error codes and the HTTP status each maps to (design.md §3).
 // Field-error codes are listed separately: they only appear inside `errors[]`
 // and, for validation failures, lift the first one to the top level with status 400.
 

@@ -1,4 +1,4 @@
-// Register (POST and PUT /register, DECISIONS §5): rate limit, validate every rule,
+// Register (POST and PUT /register, design.md §5): rate limit, validate every rule,
 // create the user with DEFAULT_ROLES, and open a session only with autoLogin.
 import type { AccountsContext } from '../auth/accounts-context.js';
 import { tooManyRequests } from '../auth/auth-errors.js';

@@ -1,5 +1,5 @@
 // AssignRoles and UnAssignRoles (POST /assignroles, /unassignroles), Admin only. The new
-// roles reach the user's access token at its next refresh (DECISIONS §4).
+// roles reach the user's access token at its next refresh (design.md §4).
 import type { AccountsContext } from '../auth/accounts-context.js';
 import { forbidden, unauthorized } from '../auth/auth-errors.js';
 import { hasRole, isRole, roles as knownRoles } from '../auth/roles.js';

@@ -1,4 +1,4 @@
-// GetAccessToken (POST /access-token) and Logout (POST /auth/logout), DECISIONS §4.
+// GetAccessToken (POST /access-token) and Logout (POST /auth/logout), design.md §4.
 // A refresh reads the user's current roles, so role changes reach the next token.
 import type { AccountsContext } from '../auth/accounts-context.js';
 import { unauthorized } from '../auth/auth-errors.js';

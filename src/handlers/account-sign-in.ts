@@ -1,4 +1,4 @@
-// Authenticate (POST /auth/credentials, DECISIONS §4). An unknown user and a wrong
+// Authenticate (POST /auth/credentials, design.md §4). An unknown user and a wrong
 // password give the same 401 after the same work: the unknown user is verified against
 // a dummy hash. Failures count against the client's IP; past the limit, 429.
 import type { AccountsContext } from '../auth/accounts-context.js';

@@ -1,4 +1,4 @@
-// Liveness and readiness (DECISIONS §9): /health says the process is up; /ready says
+// Liveness and readiness (design.md §9): /health says the process is up; /ready says
 // the database answers, so a load balancer stops routing to a node that lost it.
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors/api-error.js';

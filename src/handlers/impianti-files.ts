@@ -16,7 +16,7 @@ export function createImpiantiHandlers(deps: Deps): Record<'GetImpiantoFilesRequ
   };
 }
 
-/** Defence in depth: a bad id must be a 400 here too, never reach SQL (DECISIONS §3, §6). */
+/** Defence in depth: a bad id must be a 400 here too, never reach SQL (design.md §3, §6). */
 function impiantoIdOf(value: unknown): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < int32Min || value > int32Max) {
     throw ApiError.field('InvalidType', 'ImpiantoId', "'Impianto Id' must be an int32.");

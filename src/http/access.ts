@@ -1,4 +1,4 @@
-// Access control in one place (DECISIONS §3, §4): each operation declares x-public or
+// Access control in one place (design.md §3, §4): each operation declares x-public or
 // x-roles in the spec; a bearer token is verified before anything else is looked at,
 // so a caller without the role learns nothing (403 before 400 or 404).
 import { hasRole } from '../auth/roles.js';

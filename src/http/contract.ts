@@ -29,7 +29,7 @@ export interface OperationContract {
   /** The handler checks the business rules itself, reporting them all at once (Register, queries). */
   readonly validatedByHandler: boolean;
   readonly properties: ReadonlyMap<string, DtoProperty>;
-  /** Lower-cased name -> canonical name: request property names are case-insensitive (DECISIONS §1). */
+  /** Lower-cased name -> canonical name: request property names are case-insensitive (design.md §1). */
   readonly byLowerName: ReadonlyMap<string, string>;
 }
 

@@ -1,4 +1,4 @@
-// CORS per DECISIONS §9: only the origins in CORS_ORIGINS (`*` for any) get CORS headers;
+// CORS per design.md §9: only the origins in CORS_ORIGINS (`*` for any) get CORS headers;
 // a preflight is answered 204 with the methods the path really allows. With the list
 // empty nothing here runs, so same-origin clients see no CORS headers at all.
 import type { Exchange } from './exchange.js';

@@ -1,4 +1,4 @@
-// Writes a query's results as RFC 4180 CSV (DECISIONS §2): header row of PascalCase
+// Writes a query's results as RFC 4180 CSV (design.md §2): header row of PascalCase
 // field names, CRLF line ends, quoting where needed, booleans true/false, nulls empty.
 // String cells that a spreadsheet would run as a formula get a leading apostrophe
 // (OWASP "CSV injection"); number cells never do, so -5 stays a number.

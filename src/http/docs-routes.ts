@@ -1,5 +1,5 @@
 // /docs: Swagger UI on the served contract, from the swagger-ui-dist package (no CDN, so
-// the page works offline and behind egress filters; DECISIONS §9). Only the handful of
+// the page works offline and behind egress filters; design.md §9). Only the handful of
 // files the page uses are served, under a Content-Security-Policy that forbids inline
 // scripts: the initializer is a file of its own for that reason.
 import { createRequire } from 'node:module';

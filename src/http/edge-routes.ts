@@ -1,5 +1,5 @@
 // Routes outside the operation contract: the served contract itself and its interactive
-// documentation (DECISIONS §9).
+// documentation (design.md §9).
 import express, { type Router } from 'express';
 import { stringify } from 'yaml';
 import type { Deps } from '../deps.js';

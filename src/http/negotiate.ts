@@ -1,4 +1,4 @@
-// Content negotiation (DECISIONS §2): which format answers a request, and whether it is
+// Content negotiation (design.md §2): which format answers a request, and whether it is
 // wrapped in a JSONP callback. Precedence: path suffix, then ?format=, then Accept.
 import { ApiError } from '../errors/api-error.js';
 

@@ -1,4 +1,4 @@
-// Parses a request body that read-body.ts has already bounded to 1 MiB (DECISIONS §2):
+// Parses a request body that read-body.ts has already bounded to 1 MiB (design.md §2):
 // JSON (and any +json type) or a urlencoded form; anything else with content is 415.
 import { ApiError } from '../errors/api-error.js';
 import type { Body } from './request-dto.js';

@@ -1,7 +1,7 @@
-// Reads a request body whole (DECISIONS §2): at most `limit` bytes after inflating a
+// Reads a request body whole (design.md §2): at most `limit` bytes after inflating a
 // gzip, deflate or br Content-Encoding (RFC 9110 §8.4), so a compression bomb stops at the
 // limit too. Only an operation that takes a body reads one, after routing, so an unknown
-// route is a 404 whatever it carries (DECISIONS §3: 404/405 first).
+// route is a 404 whatever it carries (design.md §3: 404/405 first).
 //
 // Not express.raw (body-parser): for a small JSON body it cost about a twentieth of the
 // service's CPU per request (scripts/bench), on charset, verify hooks and async-scope

@@ -1,4 +1,4 @@
-// Turns what came over the wire into the request DTO (DECISIONS §1): names matched
+// Turns what came over the wire into the request DTO (design.md §1): names matched
 // case-insensitively, query and form strings converted to their schema types, JSON
 // values checked against them, unknown names refused. Body wins; the query string
 // fills what the body left out. This is the deserialization stage: it reports type
@@ -55,7 +55,7 @@ export function buildDto(
   for (const [prop, values] of group(op, queryPairs, unknown)) {
     if (prop.inPath) { unknown(prop.name); continue; }
     if (!prop.inQuery) {
-      // Secrets in a URL end up in logs, proxies and browser history (DECISIONS §5).
+      // Secrets in a URL end up in logs, proxies and browser history (design.md §5).
       errors.push({ errorCode: 'InvalidValue', fieldName: pascal(prop.name), message: `${pascal(prop.name)} must be sent in the request body, not the query string` });
       continue;
     }

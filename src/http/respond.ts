@@ -1,5 +1,5 @@
 // Writes every answer: JSON (nulls omitted), JSONP, CSV, and the ResponseStatus
-// envelope for failures (DECISIONS §2, §3). The one place bodies are serialized.
+// envelope for failures (design.md §2, §3). The one place bodies are serialized.
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import { translateDbError } from '../db/driver-errors.js';
 import { ApiError } from '../errors/api-error.js';
@@ -22,7 +22,7 @@ function holdsNull(value: unknown): boolean {
 }
 
 /**
- * JSON with null properties left out (DECISIONS §1). A replacer function makes
+ * JSON with null properties left out (design.md §1). A replacer function makes
  * JSON.stringify about twice as slow, and most bodies (query results, built without
  * nulls) need none, so it is used only when a null is actually there.
  */
@@ -71,7 +71,7 @@ export interface ErrorOptions {
   readonly callback: string | undefined;
 }
 
-/** The ResponseStatus of an error, as every failure carries it (DECISIONS §3). */
+/** The ResponseStatus of an error, as every failure carries it (design.md §3). */
 function responseStatusOf(error: ApiError): Record<string, unknown> {
   return { errorCode: error.code, message: error.message, errors: error.errors };
 }

@@ -1,6 +1,6 @@
 // The rule stage: checks a well-typed DTO against the operation's schema with ajv
 // (lengths, counts, patterns, formats, ranges) and maps every failure to a field
-// error named after the spec's PascalCase property (DECISIONS §3).
+// error named after the spec's PascalCase property (design.md §3).
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import * as ajvFormats from 'ajv-formats';
 import { ApiError, pascal, type FieldError, type Result, ok, fail } from '../errors/api-error.js';

@@ -1,7 +1,7 @@
 // DateTime values of impianto_file, in and out of the database. Both engines store UTC
-// 'YYYY-MM-DD HH:MM:SS.fff' (DECISIONS §9): MySQL DATETIME(3) reads that literal as is
+// 'YYYY-MM-DD HH:MM:SS.fff' (design.md §9): MySQL DATETIME(3) reads that literal as is
 // under time_zone '+00:00', and on SQLite it stays human-readable and sorts as text.
-// Reading is lenient because operators load rows directly (DECISIONS §8): a SQLite cell
+// Reading is lenient because operators load rows directly (design.md §8): a SQLite cell
 // may hold that text, ISO 8601 text, or epoch milliseconds (what knex writes for a JS
 // Date on better-sqlite3); mysql2 hands back a Date already built in UTC.
 

@@ -1,4 +1,4 @@
-// FileMetadataDto (seed §2.4) and its mapping from an impianto_file row. The row type lists
+// FileMetadataDto (design.md §6) and its mapping from an impianto_file row. The row type lists
 // exactly the columns the API may read: percorso_storage is deliberately absent, so no
 // query built from `fileColumns` can ever carry a storage path to a client.
 import { toIsoUtc } from './date-time.js';
@@ -23,7 +23,7 @@ export const fileColumns = ['id', 'nome', 'is_folder', 'folder_id', 'impianto_id
 
 export type ImpiantoFileRow = { readonly [K in (typeof fileColumns)[number]]: unknown };
 
-/** Null properties are omitted (DECISIONS §1), so a root carries no folderId. */
+/** Null properties are omitted (design.md §1), so a root carries no folderId. */
 export function toFileMetadata(row: ImpiantoFileRow): FileMetadataDto {
   return {
     id: Number(row.id),

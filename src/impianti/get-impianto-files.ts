@@ -1,4 +1,4 @@
-// GetImpiantoFilesRequest (seed §4.2, DECISIONS §6): the root file or folder of an impianto
+// GetImpiantoFilesRequest (design.md §6): the root file or folder of an impianto
 // and, when the root is a folder, its direct contents. Metadata only, never binary data.
 import { ApiError } from '../errors/api-error.js';
 import { toFileMetadata, type GetImpiantoFilesResponse } from './file-metadata.js';

@@ -10,7 +10,7 @@ export interface EngineContext {
   readonly maxTake: number;
   readonly includeTotal: boolean;
   readonly queryTimeoutMs: number;
-  /** At most this many Include items (DECISIONS §7). */
+  /** At most this many Include items (design.md §7). */
   readonly includeMaxItems: number;
 }
 

@@ -12,7 +12,7 @@ const recordValue: Record<Family, (v: unknown) => unknown> = {
   boolean: (v) => Number(v) !== 0,
 };
 
-/** A row -> a record with camelCase properties; NULL columns are left out (DECISIONS §1). */
+/** A row -> a record with camelCase properties; NULL columns are left out (design.md §1). */
 export function recordOf(row: Readonly<Record<string, unknown>>, projection: readonly FieldSpec[]): Record<string, unknown> {
   const record: Record<string, unknown> = {};
   for (const f of projection) {

@@ -1,4 +1,4 @@
-// Planner pass: Include = `Total` and aggregates (DECISIONS §7). Grammar, all names
+// Planner pass: Include = `Total` and aggregates (design.md §7). Grammar, all names
 // case-insensitive:  FN ( * | [DISTINCT] Field ) [ [AS] Alias ]  with FN one of COUNT,
 // MIN, MAX, FIRST, LAST, SUM, AVG; `*` and DISTINCT only with COUNT; SUM and AVG only
 // of integer fields. Every failure names `Include`.

@@ -1,5 +1,5 @@
 // Planner passes: ORDER BY terms and the projection (Fields). Names are matched
-// case-insensitively; an unknown one is refused (DECISIONS §7, unlike ServiceStack).
+// case-insensitively; an unknown one is refused (design.md §7, unlike ServiceStack).
 import { collect, ok, type Result } from '../errors/api-error.js';
 import type { FieldSpec, QueryDtoSpec } from './catalog-types.js';
 import type { EngineContext } from './engine-context.js';

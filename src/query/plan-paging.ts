@@ -1,4 +1,4 @@
-// Planner pass: Skip and Take (DECISIONS §7). Skip defaults to 0; Take defaults to
+// Planner pass: Skip and Take (design.md §7). Skip defaults to 0; Take defaults to
 // DEFAULT_TAKE and is clamped at MAX_TAKE; negative values are refused, not clamped.
 import { collect, ok, type Result } from '../errors/api-error.js';
 import type { EngineContext } from './engine-context.js';

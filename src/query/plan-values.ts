@@ -19,7 +19,7 @@ export function int32(value: unknown, name: string): Result<number> {
   return ok(value);
 }
 
-/** Lengths count Unicode code points (DECISIONS §1), not UTF-16 units. */
+/** Lengths count Unicode code points (design.md §1), not UTF-16 units. */
 export function text(value: unknown, name: string, limits: QueryLimits): Result<string> {
   if (typeof value !== 'string') return invalid('InvalidType', name, `'${name}' must be a string`);
   // SQLite's LIKE reads its operands as C strings and stops at a NUL, so `%\0x` would match

@@ -19,7 +19,7 @@ function indexOf(dto: QueryDtoSpec, ctx: EngineContext): FilterIndex {
   return index;
 }
 
-/** Meta is accepted and ignored (DECISIONS §7), but it must be an object of strings. */
+/** Meta is accepted and ignored (design.md §7), but it must be an object of strings. */
 function checkMeta(request: QueryRequest): Result<null> {
   const meta = request.shaping.meta?.value;
   const fine = meta === undefined || (typeof meta === 'object' && meta !== null && !Array.isArray(meta));

@@ -29,7 +29,7 @@ export const conditionRenderers: Record<OperatorKind, Renderer> = {
   gt: compare('>'),
   lt: compare('<'),
   lte: compare('<='),
-  // NULL <> v is NULL, not true, so NULL never matches here either (DECISIONS §7).
+  // NULL <> v is NULL, not true, so NULL never matches here either (design.md §7).
   neq: compare('<>'),
   startsWith: like((v) => `${escapeLike(v)}%`),
   endsWith: like((v) => `%${escapeLike(v)}`),
@@ -37,7 +37,7 @@ export const conditionRenderers: Record<OperatorKind, Renderer> = {
   like: like((v) => v),
   // BETWEEN is inclusive and false when low > high, on both engines.
   between: (target, column, [low, high]) => ({ sql: `${target} BETWEEN ? AND ?`, bindings: [column, low!, high!] }),
-  // An empty In matches no rows (DECISIONS §7); `IN ()` is a syntax error on MySQL.
+  // An empty In matches no rows (design.md §7); `IN ()` is a syntax error on MySQL.
   in: (target, column, values) =>
     values.length === 0
       ? { sql: '1 = 0', bindings: [] }

@@ -10,7 +10,7 @@ export interface RawParam {
   readonly value: unknown;
 }
 
-/** The paging and shaping parameters of seed §2.9, keyed by their canonical camelCase name. */
+/** The paging and shaping parameters of design.md §7, keyed by their canonical camelCase name. */
 export const shapingParams = ['skip', 'take', 'orderBy', 'orderByDesc', 'fields', 'include', 'meta'] as const;
 export type ShapingParam = (typeof shapingParams)[number];
 
@@ -27,7 +27,7 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
- * Splits the DTO. Names match case-insensitively (DECISIONS §1); a property sent as
+ * Splits the DTO. Names match case-insensitively (design.md §1); a property sent as
  * null counts as absent. Fails only when the DTO is not an object at all.
  */
 export function parse(dto: unknown): Result<QueryRequest> {

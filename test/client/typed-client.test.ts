@@ -36,7 +36,7 @@ forEachDialect('typed client (openapi-fetch + generated/api.d.ts)', (dialect) =>
     s = await startServer({ dialect, env: { ADMIN_USERNAME: admin.userName, ADMIN_PASSWORD: admin.password } });
     await seedDemo(s.db);
     // Arrays as comma-separated values (`idIn=1,2,3`), one of the forms the contract takes
-    // (DECISIONS §1) and the one its query parameters declare (style: form, explode: false).
+    // (design.md §1) and the one its query parameters declare (style: form, explode: false).
     // 'application/json': of the media types an answer may have (JSON, JSONP, CSV), the one this client reads.
     api = createClient<paths, 'application/json'>({ baseUrl: s.baseUrl, querySerializer: { array: { style: 'form', explode: false } } });
     api.use(contractMiddleware(), { onRequest: ({ request }) => void urls.push(request.url) });

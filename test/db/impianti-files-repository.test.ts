@@ -71,7 +71,7 @@ forEachDialect('impianti files repository', (dialect) => {
     await insertImpiantoFiles(t.db, [node(100, 'Archivio', true, null, 5)]);
     const many = Array.from({ length: 10_000 }, (_, i) => {
       const n = (i * 7919) % 10_000;
-      // Letters, digits and spaces only, where both engines promise the same order (DECISIONS §7).
+      // Letters, digits and spaces only, where both engines promise the same order (design.md §7).
       const nome = `${['Relazione', 'rélazione', 'Verbale', 'ÀLLEGATO'][n % 4]} ${String(n % 2500).padStart(4, '0')}`;
       return node(1000 + i, nome, i % 10 === 0, 100, 5);
     });

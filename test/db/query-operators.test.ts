@@ -1,5 +1,5 @@
 // Every operator on every family against real databases: one expected id list per case,
-// the same for SQLite and MySQL (DECISIONS §7 semantics).
+// the same for SQLite and MySQL (design.md §7 semantics).
 import { expect } from 'chai';
 import { runQuery } from '../../src/query/run-query.js';
 import { createTestDb, type TestDb } from '../support/db.js';

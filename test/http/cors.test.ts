@@ -1,4 +1,4 @@
-// CORS (DECISIONS §9): listed origins only; preflight answered with the path's methods.
+// CORS (design.md §9): listed origins only; preflight answered with the path's methods.
 import { expect } from 'chai';
 import { forEachDialect } from '../support/dialects.js';
 import { startServer, type TestServer } from '../support/server.js';

@@ -1,5 +1,5 @@
 // GET /impianti/{ImpiantoId}/files at the HTTP edge: authentication, roles, verbs, the path
-// parameter's validation, and NotFound, in the order DECISIONS §3 fixes.
+// parameter's validation, and NotFound, in the order design.md §3 fixes.
 import { expect } from 'chai';
 import { forEachDialect } from '../support/dialects.js';
 import { startServer, type TestServer } from '../support/server.js';

@@ -1,4 +1,4 @@
-// Reading request bodies (DECISIONS §2, §3): compressed bodies, the 1 MiB limit after
+// Reading request bodies (design.md §2, §3): compressed bodies, the 1 MiB limit after
 // inflating, and where body framing stands in the order of checks.
 import { expect } from 'chai';
 import net from 'node:net';

@@ -1,6 +1,6 @@
 // Attacks on sessions (issue 7): a replayed refresh token, two refreshes racing with one
 // token, and the tokens of a user who has been deleted. Access tokens are stateless by
-// design (DECISIONS §4: roles are read from the token, logout does not revoke them), so a
+// design (design.md §4: roles are read from the token, logout does not revoke them), so a
 // deleted user's access token lives out its ACCESS_TOKEN_TTL and nothing longer; every
 // refresh and sign-in is refused at once.
 import { expect } from 'chai';

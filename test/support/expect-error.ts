@@ -1,4 +1,4 @@
-// The ResponseStatus envelope every failure answers with (DECISIONS §3), checked whole.
+// The ResponseStatus envelope every failure answers with (design.md §3), checked whole.
 import { expect } from 'chai';
 import type { TestResponse } from './server.js';
 

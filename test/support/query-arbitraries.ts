@@ -1,6 +1,6 @@
 // Random data and random valid queries for the differential test, drawn from one small
 // vocabulary (letters, digits, spaces, Italian accents) so that matches are frequent and
-// the promised order (DECISIONS §7) applies: no punctuation decides an order.
+// the promised order (design.md §7) applies: no punctuation decides an order.
 import fc from 'fast-check';
 import type { FieldSpec, QueryDtoSpec } from '../../src/query/catalog-types.js';
 import { operators } from './query-catalog.js';

@@ -1,4 +1,4 @@
-// A small reference evaluator for the differential test: the plan's semantics (DECISIONS
+// A small reference evaluator for the differential test: the plan's semantics (design.md
 // §7) in plain JS over in-memory rows, using the same fold() as the engine's SQLite side.
 import { fold } from '../../src/db/fold.js';
 import type { FieldSpec, OperatorKind } from '../../src/query/catalog-types.js';

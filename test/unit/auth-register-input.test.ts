@@ -1,4 +1,4 @@
-// Every Register rule of DECISIONS §5, its error code and field, table-driven; and that
+// Every Register rule of design.md §5, its error code and field, table-driven; and that
 // all broken rules are reported at once.
 import { expect } from 'chai';
 import { registerInput } from '../../src/auth/register-input.js';

@@ -1,5 +1,5 @@
 // Mapping impianto_file rows to FileMetadataDto: property names and order, types, and
-// omission of null properties (DECISIONS §1).
+// omission of null properties (design.md §1).
 import { expect } from 'chai';
 import { fileColumns, toFileMetadata, type ImpiantoFileRow } from '../../src/impianti/file-metadata.js';
 

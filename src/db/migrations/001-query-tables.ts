@@ -1,4 +1,4 @@
-// Tables searched by the AutoQuery operations (DECISIONS §8). String columns get the
+// Tables searched by the AutoQuery operations (design.md §8). String columns get the
 // case- and accent-insensitive NO PAD collation on MySQL, and fold() expression
 // indexes on SQLite, so that every string filter can use an index on both engines.
 import type { Knex } from 'knex';

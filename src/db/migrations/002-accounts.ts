@@ -1,4 +1,4 @@
-// Users, roles, sessions and refresh tokens (DECISIONS §4, §5). Uniqueness of user
+// Users, roles, sessions and refresh tokens (design.md §4, §5). Uniqueness of user
 // names and e-mails is enforced by unique indexes on normalized keys, so concurrent
 // registrations race inside the database, not in application code.
 import type { Knex } from 'knex';

@@ -1,4 +1,4 @@
-// Installations and their file trees (seed §2.4, DECISIONS §6, §8). Binary content lives
+// Installations and their file trees (design.md §6, §8). Binary content lives
 // outside the database; `percorso_storage` locates it and is never selected by the API.
 import type { Knex } from 'knex';
 import { searchCollation } from '../collation.js';

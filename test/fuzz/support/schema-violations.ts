@@ -71,7 +71,7 @@ export function ruleViolation(p: DtoProperty): fc.Arbitrary<unknown> | undefined
   if (p.type === 'string') {
     const max = s['maxLength'];
     const min = s['minLength'];
-    // Astral characters count one each (DECISIONS §1): 1001 of them is still too long.
+    // Astral characters count one each (design.md §1): 1001 of them is still too long.
     if (typeof max === 'number') options.push(fc.tuple(fc.integer({ min: 1, max: 50 }), fc.boolean()).map(([extra, astral]) => cp(max + extra, astral)));
     if (typeof min === 'number' && min > 1) options.push(fc.integer({ min: 1, max: min - 1 }).map((n) => cp(n, false)));
     const pattern = s['pattern'];

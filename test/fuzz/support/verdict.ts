@@ -1,7 +1,7 @@
 // The fuzzer's oracle: what every answer to a malformed request must look like. A 4xx
 // with `Content-Type: application/json; charset=utf-8` and a ResponseStatus envelope
-// whose errorCode maps to that status (DECISIONS §3); with a valid JSONP callback, a 200
-// that wraps the same envelope (DECISIONS §2), except where Node's HTTP parser refused the
+// whose errorCode maps to that status (design.md §3); with a valid JSONP callback, a 200
+// that wraps the same envelope (design.md §2), except where Node's HTTP parser refused the
 // request before the app could read the callback. Returns a reason when the answer is wrong.
 import { statusOf, type ErrorCode } from '../../../src/errors/catalogue.js';
 import type { FuzzCase } from './malformed-requests.js';

@@ -46,7 +46,7 @@ export async function send(baseUrl: string, req: Req, timeoutMs = 15_000): Promi
   try {
     const res = await fetch(baseUrl + req.path, { method: req.method, headers: req.headers, body: req.body, signal: AbortSignal.timeout(timeoutMs) });
     const text = await res.text();
-    // JSONP answers failures with 200 (DECISIONS §2): unwrap and read the envelope.
+    // JSONP answers failures with 200 (design.md §2): unwrap and read the envelope.
     const jsonp = /^\/\*\*\/[\w$.]+\(([\s\S]*)\);$/.exec(text);
     let errorCode: string | undefined;
     if (res.status >= 400 || jsonp) {
