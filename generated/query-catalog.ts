@@ -4,18 +4,18 @@
 import type { OperatorSpec, QueryDtoSpec, QueryLimits } from '../src/query/catalog-types.js';
 
 export const operators: readonly OperatorSpec[] = [
-  { kind: 'eq', suffix: '', arity: 'one', families: ['integer', 'string', 'boolean'] },
-  { kind: 'gte', suffix: 'GreaterThanOrEqualTo', arity: 'one', families: ['integer'] },
-  { kind: 'gt', suffix: 'GreaterThan', arity: 'one', families: ['integer'] },
-  { kind: 'lt', suffix: 'LessThan', arity: 'one', families: ['integer'] },
-  { kind: 'lte', suffix: 'LessThanOrEqualTo', arity: 'one', families: ['integer'] },
-  { kind: 'neq', suffix: 'NotEqualTo', arity: 'one', families: ['integer'] },
-  { kind: 'startsWith', suffix: 'StartsWith', arity: 'one', families: ['string'] },
-  { kind: 'endsWith', suffix: 'EndsWith', arity: 'one', families: ['string'] },
-  { kind: 'contains', suffix: 'Contains', arity: 'one', families: ['string'] },
-  { kind: 'like', suffix: 'Like', arity: 'one', families: ['string'] },
-  { kind: 'between', suffix: 'Between', arity: 'pair', families: ['integer', 'string'] },
-  { kind: 'in', suffix: 'In', arity: 'list', families: ['integer', 'string'] },
+  { kind: 'eq', suffix: '', arity: 'one', families: ['integer', 'string', 'boolean'], text: 'equals the value' },
+  { kind: 'gte', suffix: 'GreaterThanOrEqualTo', arity: 'one', families: ['integer'], text: 'is greater than or equal to the value' },
+  { kind: 'gt', suffix: 'GreaterThan', arity: 'one', families: ['integer'], text: 'is greater than the value' },
+  { kind: 'lt', suffix: 'LessThan', arity: 'one', families: ['integer'], text: 'is less than the value' },
+  { kind: 'lte', suffix: 'LessThanOrEqualTo', arity: 'one', families: ['integer'], text: 'is less than or equal to the value' },
+  { kind: 'neq', suffix: 'NotEqualTo', arity: 'one', families: ['integer'], text: 'differs from the value' },
+  { kind: 'startsWith', suffix: 'StartsWith', arity: 'one', families: ['string'], text: 'starts with the value, matched literally (`%` and `_` match themselves)' },
+  { kind: 'endsWith', suffix: 'EndsWith', arity: 'one', families: ['string'], text: 'ends with the value, matched literally' },
+  { kind: 'contains', suffix: 'Contains', arity: 'one', families: ['string'], text: 'contains the value, matched literally' },
+  { kind: 'like', suffix: 'Like', arity: 'one', families: ['string'], text: 'matches the pattern: `%` any run, `_` one character, `\\` escapes the next character' },
+  { kind: 'between', suffix: 'Between', arity: 'pair', families: ['integer', 'string'], text: 'lies between the two values, inclusive at both ends (low above high matches nothing)' },
+  { kind: 'in', suffix: 'In', arity: 'list', families: ['integer', 'string'], text: 'equals one of the values; an empty list matches no rows' },
 ];
 
 export const limits: QueryLimits = { inMaxItems: 1000, stringMaxLength: 1000 };

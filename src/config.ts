@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import proxyAddr from 'proxy-addr';
+import { INT32_MAX } from './int32.js';
 
 // Resolves the environment once into a frozen Config (design.md §10). A bad value
 // stops start-up with a message naming the variable; nothing else reads process.env.
@@ -73,7 +74,7 @@ function trustProxy(env: Env): TrustProxy {
   }
 }
 
-function int(env: Env, name: string, fallback: number, min: number, max = 2 ** 31 - 1): number {
+function int(env: Env, name: string, fallback: number, min: number, max = INT32_MAX): number {
   const raw = present(env, name);
   if (raw === undefined) return fallback;
   if (!/^-?\d+$/.test(raw)) throw new ConfigError(name, `must be an integer, got "${raw}"`);

@@ -39,6 +39,7 @@ export function buildCatalog(inputs) {
     suffix: op.suffix,
     arity: op.arity,
     families: [...op.families],
+    text: op.text,
   }));
   return {
     operators,

@@ -4,22 +4,6 @@
 
 const INT32 = { minimum: -2147483648, maximum: 2147483647 };
 
-/** What each operator kind does, for the parameter descriptions users read. */
-const kindText = {
-  eq: 'equals the value',
-  gte: 'is greater than or equal to the value',
-  gt: 'is greater than the value',
-  lt: 'is less than the value',
-  lte: 'is less than or equal to the value',
-  neq: 'differs from the value',
-  startsWith: 'starts with the value, matched literally (`%` and `_` match themselves)',
-  endsWith: 'ends with the value, matched literally',
-  contains: 'contains the value, matched literally',
-  like: 'matches the pattern: `%` any run, `_` one character, `\\` escapes the next character',
-  between: 'lies between the two values, inclusive at both ends (low above high matches nothing)',
-  in: 'equals one of the values; an empty list matches no rows',
-};
-
 /** The schema of one value of a family; int32 bounds make out-of-range input a 400, not an overflow. */
 export function valueSchema(family, catalog) {
   const schema = { ...catalog.families[family] };
@@ -32,7 +16,7 @@ export function filterSchema(filter, dto, catalog) {
   const op = catalog.operators.find((o) => o.kind === filter.operator);
   const field = dto.fields.find((f) => f.name === filter.field);
   const value = valueSchema(field.family, catalog);
-  const text = `\`${field.name}\` ${kindText[op.kind] ?? `(operator ${op.kind})`}.`;
+  const text = `\`${field.name}\` ${op.text}.`;
   if (op.arity === 'one') return { ...value, description: text };
   if (op.arity === 'pair') return { type: 'array', description: text, items: value, minItems: 2, maxItems: 2 };
   return { type: 'array', description: `${text} At most ${catalog.limits.inMaxItems} values.`, items: value, maxItems: catalog.limits.inMaxItems };

@@ -36,6 +36,7 @@ function checkOperators(table, vocabulary, problems) {
     if (typeof op?.suffix !== 'string' || !/^([A-Z][A-Za-z]*)?$/.test(op.suffix)) problems.push(`${where}: suffix must be "" or PascalCase letters`);
     if (seenSuffixes.has(op?.suffix)) problems.push(`${where}: duplicate suffix "${op?.suffix}"`);
     seenSuffixes.add(op?.suffix);
+    if (typeof op?.text !== 'string' || op.text.trim() === '') problems.push(`${where}: text must say what the operator does`);
     if (!arities.includes(op?.arity)) problems.push(`${where}: arity must be one of ${arities.join(', ')}`);
     if (!Array.isArray(op?.families) || op.families.length === 0) problems.push(`${where}: families must be a non-empty list`);
     for (const f of Array.isArray(op?.families) ? op.families : []) {

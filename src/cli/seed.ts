@@ -9,6 +9,7 @@ import { ConfigError, loadConfig } from '../config.js';
 import { connect } from '../db/connect.js';
 import { migrate } from '../db/migrate.js';
 import { bulkTables, maxBatchRows, seedBulk, type BulkTable, type SeedProgress } from '../db/seed-bulk.js';
+import { INT32_MAX } from '../int32.js';
 
 export interface SeedArgs {
   readonly rows: number;
@@ -21,7 +22,6 @@ export type ParsedArgs = { readonly kind: 'run'; readonly args: SeedArgs } | { r
 
 export const usage = `usage: npm run seed -- --rows N [--table ${[...bulkTables, 'all'].join('|')}] [--seed S] [--batch B]`;
 
-const int32Max = 2 ** 31 - 1;
 
 /** Pure: argv (after the script name) to what to do. Accepts `--name value` and `--name=value`. */
 export function parseSeedArgs(argv: readonly string[]): ParsedArgs {
@@ -36,7 +36,7 @@ export function parseSeedArgs(argv: readonly string[]): ParsedArgs {
     values[m[1]!] = value;
   }
   if (values['rows'] === undefined) return { kind: 'error', message: '--rows is required' };
-  const rows = integer('rows', values['rows'], 1, int32Max);
+  const rows = integer('rows', values['rows'], 1, INT32_MAX);
   const seed = integer('seed', values['seed'] ?? '1', 0, 2 ** 32 - 1);
   const batchRows = integer('batch', values['batch'] ?? '2000', 1, maxBatchRows);
   for (const r of [rows, seed, batchRows]) if (typeof r === 'string') return { kind: 'error', message: r };

@@ -5,6 +5,7 @@
 // (one commit, one fsync, per group), not from switching any safety checks off.
 import type { Knex } from 'knex';
 import { dialectOf } from './dialect.js';
+import { INT32_MAX } from '../int32.js';
 
 export const bulkTables = ['caratteristica_gruppo', 'soggetto_recapito'] as const;
 export type BulkTable = (typeof bulkTables)[number];
@@ -41,7 +42,6 @@ export interface SeededTable {
   readonly elapsedMs: number;
 }
 
-const int32Max = 2 ** 31 - 1;
 export const maxBatchRows = 5000;
 
 export async function seedBulk(db: Knex, options: SeedBulkOptions): Promise<SeededTable[]> {
@@ -58,8 +58,8 @@ async function seedTable(db: Knex, table: BulkTable, options: SeedBulkOptions): 
   if (!Number.isSafeInteger(batchRows) || batchRows < 1 || batchRows > maxBatchRows) throw new RangeError(`batchRows must be 1 to ${maxBatchRows}, got ${batchRows}`);
   const start = await startIds(db, table);
   // Ids and soggetto ids are int32 columns (migration 001): refuse before writing anything.
-  if (start.id + total - 1 > int32Max) throw new RangeError(`${table}: ${total} rows after id ${start.id - 1} would pass the int32 limit`);
-  if (start.soggettoId + total - 1 > int32Max) throw new RangeError(`${table}: soggetto ids would pass the int32 limit`);
+  if (start.id + total - 1 > INT32_MAX) throw new RangeError(`${table}: ${total} rows after id ${start.id - 1} would pass the int32 limit`);
+  if (start.soggettoId + total - 1 > INT32_MAX) throw new RangeError(`${table}: soggetto ids would pass the int32 limit`);
 
   const source = rowSource(table, seed, start);
   const began = performance.now();

@@ -17,11 +17,11 @@ export class ApiError extends Error {
   /** Extra response headers the failure implies (Allow, Retry-After, WWW-Authenticate). */
   readonly headers: Readonly<Record<string, string>>;
 
-  constructor(code: ErrorCode, message: string, errors: readonly FieldError[] = [], headers: Record<string, string> = {}, status?: number) {
+  constructor(code: ErrorCode, message: string, errors: readonly FieldError[] = [], headers: Record<string, string> = {}) {
     super(message);
     this.name = 'ApiError';
     this.code = code;
-    this.status = status ?? statusOf(code);
+    this.status = statusOf(code);
     this.errors = errors;
     this.headers = headers;
   }
@@ -30,7 +30,9 @@ export class ApiError extends Error {
   static validation(errors: readonly FieldError[]): ApiError {
     const first = errors[0];
     if (!first) throw new TypeError('ApiError.validation needs at least one field error');
-    return new ApiError(first.errorCode, first.message, errors, {}, first.errorCode === 'AlreadyExists' ? 409 : 400);
+    // The status comes from the catalogue like any other: 400 for the field codes, 409 for a
+    // uniqueness conflict (design.md §5), which is reported as a field error naming the field.
+    return new ApiError(first.errorCode, first.message, errors);
   }
 
   static field(errorCode: FieldErrorCode, fieldName: string, message: string): ApiError {

@@ -5,6 +5,7 @@
 // errors (InvalidType, UnknownField), the rule stage comes after.
 import { ApiError, pascal, type FieldError, type Result, ok, fail } from '../errors/api-error.js';
 import type { DtoProperty, OperationContract, ValueType } from './contract.js';
+import { int32Range, isInt32 } from '../int32.js';
 
 export type Body =
   | { readonly kind: 'none' }
@@ -14,7 +15,6 @@ export type Body =
 /** Query parameters the edge itself consumes; never DTO properties. `_` is jQuery's JSONP cache-buster. */
 export const edgeParams = new Set(['format', 'callback', '_']);
 
-const int32 = { min: -2147483648, max: 2147483647 };
 
 export function buildDto(
   op: OperationContract,
@@ -114,8 +114,7 @@ function fromJson(prop: DtoProperty, value: unknown): Converted {
 function jsonScalar(type: ValueType, value: unknown): Converted {
   switch (type) {
     case 'integer':
-      return typeof value === 'number' && Number.isInteger(value) && value >= int32.min && value <= int32.max
-        ? { ok: true, value } : bad('expected an integer between -2147483648 and 2147483647');
+      return isInt32(value) ? { ok: true, value } : bad(`expected ${int32Range}`);
     case 'number':
       return typeof value === 'number' && Number.isFinite(value) ? { ok: true, value } : bad('expected a number');
     case 'boolean':
@@ -180,9 +179,9 @@ function splitList(raw: string): Converted {
 function textScalar(type: ValueType, raw: string): Converted {
   switch (type) {
     case 'integer': {
-      if (!/^[+-]?\d{1,10}$/.test(raw.trim())) return bad('expected an integer between -2147483648 and 2147483647');
+      if (!/^[+-]?\d{1,10}$/.test(raw.trim())) return bad(`expected ${int32Range}`);
       const n = Number(raw.trim());
-      return n >= int32.min && n <= int32.max ? { ok: true, value: n } : bad('expected an integer between -2147483648 and 2147483647');
+      return isInt32(n) ? { ok: true, value: n } : bad(`expected ${int32Range}`);
     }
     case 'number': {
       const n = Number(raw);

@@ -16,6 +16,8 @@ export interface OperatorSpec {
   readonly suffix: string;
   readonly arity: Arity;
   readonly families: readonly Family[];
+  /** What the operator does, as the contract's parameter descriptions say it. */
+  readonly text: string;
 }
 
 export interface FieldSpec {

@@ -3,17 +3,15 @@
 // each failure becomes a field error naming the spec's PascalCase parameter.
 import { ApiError, collect, fail, ok, type Result } from '../errors/api-error.js';
 import type { FieldErrorCode } from '../errors/catalogue.js';
+import { isInt32 } from '../int32.js';
 import type { Arity, Family, QueryLimits } from './catalog-types.js';
 import type { Scalar } from './plan-types.js';
 
 export const invalid = <T = never>(code: FieldErrorCode, fieldName: string, message: string): Result<T> =>
   fail(ApiError.field(code, fieldName, message));
 
-const INT32_MIN = -2147483648;
-const INT32_MAX = 2147483647;
-
 export function int32(value: unknown, name: string): Result<number> {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < INT32_MIN || value > INT32_MAX) {
+  if (!isInt32(value)) {
     return invalid('InvalidType', name, `'${name}' must be a 32-bit integer`);
   }
   return ok(value);
