@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import jwt from 'jsonwebtoken';
 import type { Config } from '../config.js';
 import { fail, ok, type Result } from '../errors/api-error.js';
-import type { Principal } from '../http/operation.js';
+import type { Principal } from './roles.js';
 import { unauthorized } from './auth-errors.js';
 
 /** Seconds of clock skew tolerated between nodes (design.md §4). */

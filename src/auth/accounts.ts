@@ -2,7 +2,8 @@
 // verification for the HTTP edge, and the start-up admin bootstrap (design.md §4, §5).
 import type { Deps } from '../deps.js';
 import type { Result } from '../errors/api-error.js';
-import type { OperationHandler, Principal } from '../http/operation.js';
+import type { OperationHandler } from '../http/operation.js';
+import type { Principal } from './roles.js';
 import { registerHandler } from '../handlers/account-register.js';
 import { rolesHandler } from '../handlers/account-roles.js';
 import { accessTokenHandler, logoutHandler } from '../handlers/account-session.js';

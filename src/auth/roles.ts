@@ -1,6 +1,14 @@
 // The two roles of the service and the one rule about them: Admin implies every role
 // (ServiceStack's behaviour, design.md §4).
-import type { Principal, Role } from '../http/operation.js';
+export type Role = 'Admin' | 'ApiUser';
+
+/** The authenticated caller, read from a verified access token. */
+export interface Principal {
+  readonly userId: string;
+  readonly sessionId: string;
+  readonly userName: string | undefined;
+  readonly roles: readonly string[];
+}
 
 export const roles: readonly Role[] = ['Admin', 'ApiUser'];
 

@@ -3,7 +3,7 @@
 import { loadConfig } from '../config.js';
 import { connect } from '../db/connect.js';
 import { migrate } from '../db/migrate.js';
-import { seedDemo } from '../db/seed-demo.js';
+import { seedDemo } from './demo-data.js';
 
 const config = loadConfig();
 const db = connect({ databaseUrl: config.databaseUrl, sqliteFile: config.sqliteFile });

@@ -2,10 +2,10 @@
 // roles reach the user's access token at its next refresh (design.md §4).
 import type { AccountsContext } from '../auth/accounts-context.js';
 import { forbidden, unauthorized } from '../auth/auth-errors.js';
-import { hasRole, isRole, roles as knownRoles } from '../auth/roles.js';
+import { hasRole, isRole, roles as knownRoles, type Role } from '../auth/roles.js';
 import { addRoles, findUser, removeRoles, rolesOf } from '../auth/user-store.js';
 import { ApiError, type FieldError } from '../errors/api-error.js';
-import type { OperationHandler, Role } from '../http/operation.js';
+import type { OperationHandler } from '../http/operation.js';
 
 export function rolesHandler(ctx: AccountsContext, change: 'assign' | 'unassign'): OperationHandler {
   const { db, logger } = ctx.deps;

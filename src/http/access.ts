@@ -5,7 +5,7 @@ import { forbidden, unauthorized } from '../auth/auth-errors.js';
 import { hasRole } from '../auth/roles.js';
 import type { Result } from '../errors/api-error.js';
 import type { Access } from './contract.js';
-import type { Principal } from './operation.js';
+import type { Principal } from '../auth/roles.js';
 
 export interface Authenticator {
   verifyAccessToken(token: string): Result<Principal>;

@@ -1,16 +1,7 @@
 // What the HTTP edge hands an operation handler, and what it expects back. Handlers never
 // see express: they get the validated request DTO and the caller, and return a body.
+import type { Principal } from '../auth/roles.js';
 import type { ApiError } from '../errors/api-error.js';
-
-export type Role = 'Admin' | 'ApiUser';
-
-/** The authenticated caller, read from a verified access token. */
-export interface Principal {
-  readonly userId: string;
-  readonly sessionId: string;
-  readonly userName: string | undefined;
-  readonly roles: readonly string[];
-}
 
 export interface OperationRequest {
   readonly operationId: string;

@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
 import type { paths } from '../../generated/api.js';
 import { createResponseValidator } from '../../src/contract-check/response-validator.js';
-import { seedDemo } from '../../src/db/seed-demo.js';
+import { seedDemo } from '../../src/cli/demo-data.js';
 import { forEachDialect } from '../support/dialects.js';
 import { startServer, type TestServer } from '../support/server.js';
 

@@ -8,7 +8,8 @@ import { createScryptHasher, type PasswordHasher } from '../../src/auth/password
 import { loadConfig } from '../../src/config.js';
 import type { Dialect } from '../../src/db/dialect.js';
 import { ApiError } from '../../src/errors/api-error.js';
-import type { OperationRequest, Principal } from '../../src/http/operation.js';
+import type { Principal } from '../../src/auth/roles.js';
+import type { OperationRequest } from '../../src/http/operation.js';
 import { createTestDb, type TestDb } from '../support/db.js';
 import { forEachDialect } from '../support/dialects.js';
 

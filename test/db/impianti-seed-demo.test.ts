@@ -1,7 +1,7 @@
 // The demo seed on each engine: the promised trees and lookup rows, and idempotency
 // (a second run, or a table that already holds rows, changes nothing).
 import { expect } from 'chai';
-import { seedDemo } from '../../src/db/seed-demo.js';
+import { seedDemo } from '../../src/cli/demo-data.js';
 import { getImpiantoFiles } from '../../src/impianti/get-impianto-files.js';
 import { createImpiantoFilesRepository } from '../../src/impianti/impianto-files-repository.js';
 import { createTestDb, type Knex, type TestDb } from '../support/db.js';

@@ -5,7 +5,7 @@ import { PassThrough } from 'node:stream';
 import { expect } from 'chai';
 import { parseSeedArgs, runSeedCli } from '../../src/cli/seed.js';
 import { fold } from '../../src/db/fold.js';
-import { seedDemo } from '../../src/db/seed-demo.js';
+import { seedDemo } from '../../src/cli/demo-data.js';
 import { generateRows, seedBulk, startIds, type BulkTable, type SeedProgress } from '../../src/db/seed-bulk.js';
 import type { QueryDtoSpec } from '../../src/query/catalog-types.js';
 import { runQuery } from '../../src/query/run-query.js';

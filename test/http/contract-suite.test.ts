@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { formatReport } from '../../src/contract-check/report.js';
 import { runContractSuite } from '../../src/contract-check/run-suite.js';
-import { seedDemo } from '../../src/db/seed-demo.js';
+import { seedDemo } from '../../src/cli/demo-data.js';
 import { forEachDialect } from '../support/dialects.js';
 import { startServer, type TestServer } from '../support/server.js';
 

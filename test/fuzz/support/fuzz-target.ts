@@ -4,7 +4,7 @@
 import crypto from 'node:crypto';
 import path from 'node:path';
 import type { Dialect } from '../../../src/db/dialect.js';
-import { seedDemo } from '../../../src/db/seed-demo.js';
+import { seedDemo } from '../../../src/cli/demo-data.js';
 import { jwtSecret, startService, type ServiceProcess } from '../../reliability/support/service-process.js';
 import { claims, hmac, hs256, rsaKeys, rs256, tamper, unsigned } from '../../security/support/forge-token.js';
 import { createTestDb, type TestDb } from '../../support/db.js';

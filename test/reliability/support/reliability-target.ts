@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { connect } from '../../../src/db/connect.js';
 import { migrate } from '../../../src/db/migrate.js';
-import { seedDemo } from '../../../src/db/seed-demo.js';
+import { seedDemo } from '../../../src/cli/demo-data.js';
 import type { Knex } from '../../support/db.js';
 import { PrivateMariaDb } from './private-mariadb.js';
 import { startService, type ServiceProcess } from './service-process.js';
