@@ -1,13 +1,9 @@
-// The accounts module the app wires: the seven account operations, access-token
-// verification for the HTTP edge, and the start-up admin bootstrap (design.md §4, §5).
+// The accounts module the app wires: what the seven account operations share (their
+// context; the handlers themselves live in handlers/), access-token verification for the
+// HTTP edge, and the start-up admin bootstrap (design.md §4, §5).
 import type { Deps } from '../deps.js';
 import type { Result } from '../errors/api-error.js';
-import type { OperationHandler } from '../http/operation.js';
 import type { Principal } from './roles.js';
-import { registerHandler } from '../handlers/account-register.js';
-import { rolesHandler } from '../handlers/account-roles.js';
-import { accessTokenHandler, logoutHandler } from '../handlers/account-session.js';
-import { signInHandler } from '../handlers/account-sign-in.js';
 import { createAccessTokens, type AccessTokenClaims } from './access-tokens.js';
 import type { AccountsContext } from './accounts-context.js';
 import { bootstrapAdmin } from './bootstrap-admin.js';
@@ -16,10 +12,9 @@ import { createMemoryRateLimiter, type RateLimiter } from './rate-limiter.js';
 
 export { hasRole } from './roles.js';
 
-export type AccountOperation = 'Register' | 'RegisterPut' | 'Authenticate' | 'GetAccessToken' | 'Logout' | 'AssignRoles' | 'UnAssignRoles';
-
 export interface Accounts {
-  readonly handlers: Readonly<Record<AccountOperation, OperationHandler>>;
+  /** What the account handlers (handlers/account-*.ts) work with. */
+  readonly context: AccountsContext;
   /** A 401 ApiError (with WWW-Authenticate: Bearer) on any failure. */
   verifyAccessToken(token: string): Result<Principal>;
   issueAccessToken(claims: AccessTokenClaims): string;
@@ -48,18 +43,9 @@ export function createAccounts(deps: Deps, options: AccountsOptions = {}): Accou
     loginFailureLimiter: options.loginFailureLimiter ?? createMemoryRateLimiter(config.rateLimitLoginFailuresPerMin, clock),
     createUserContext: { db, hasher, clock, refreshTokenTtl: config.refreshTokenTtl, tokens },
   };
-  const register = registerHandler(ctx);
 
   return {
-    handlers: {
-      Register: register,
-      RegisterPut: register,
-      Authenticate: signInHandler(ctx),
-      GetAccessToken: accessTokenHandler(ctx),
-      Logout: logoutHandler(ctx),
-      AssignRoles: rolesHandler(ctx, 'assign'),
-      UnAssignRoles: rolesHandler(ctx, 'unassign'),
-    },
+    context: ctx,
     verifyAccessToken: (token) => tokens.verify(token),
     issueAccessToken: (claims) => tokens.issue(claims),
     async bootstrapAdmin() {

@@ -3,6 +3,7 @@
 import { createAccounts, type Accounts } from '../auth/accounts.js';
 import type { Deps } from '../deps.js';
 import type { AppModules } from '../app.js';
+import { accountHandlers } from './accounts.js';
 import { createHealthHandlers } from './health.js';
 import { createImpiantiHandlers } from './impianti-files.js';
 import { createQueryHandlers } from './query-handlers.js';
@@ -19,7 +20,7 @@ export function createModules(deps: Deps): Modules {
   const accounts = createAccounts(deps);
   return {
     handlers: {
-      ...accounts.handlers,
+      ...accountHandlers(accounts.context),
       ...createQueryHandlers(deps),
       ...createImpiantiHandlers(deps),
       ...createHealthHandlers(deps),

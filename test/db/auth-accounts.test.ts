@@ -4,6 +4,7 @@
 import { expect } from 'chai';
 import { pino } from 'pino';
 import { createAccounts, type Accounts, type AccountsOptions } from '../../src/auth/accounts.js';
+import { accountHandlers } from '../../src/handlers/accounts.js';
 import { createScryptHasher, type PasswordHasher } from '../../src/auth/password-hasher.js';
 import { loadConfig } from '../../src/config.js';
 import type { Dialect } from '../../src/db/dialect.js';
@@ -47,8 +48,8 @@ forEachDialect('auth accounts module', (dialect: Dialect) => {
   const req = (dto: Record<string, unknown>, principal: Principal | null = null): OperationRequest =>
     ({ operationId: 'test', dto, principal, clientIp: '10.0.0.1', format: 'json' });
   const admin: Principal = { userId: '999', sessionId: 'admin-session', userName: 'root', roles: ['Admin'] };
-  const signIn = (userName: string, password: string) => accounts.handlers.Authenticate(req({ userName, password }));
-  const refresh = (refreshToken: string) => accounts.handlers.GetAccessToken(req({ refreshToken }));
+  const signIn = (userName: string, password: string) => accountHandlers(accounts.context).Authenticate(req({ userName, password }));
+  const refresh = (refreshToken: string) => accountHandlers(accounts.context).GetAccessToken(req({ refreshToken }));
   const count = async (table: string) => Number((await tdb.db(table).count({ n: '*' }))[0]!['n']);
 
   beforeEach(async () => {
@@ -63,7 +64,7 @@ forEachDialect('auth accounts module', (dialect: Dialect) => {
   });
 
   it('answers an unknown user and a wrong password alike, each after one scrypt verification', async () => {
-    await accounts.handlers.Register(req({ userName: 'mario', password: 'correct-horse' }));
+    await accountHandlers(accounts.context).Register(req({ userName: 'mario', password: 'correct-horse' }));
     hasher.verifies = 0;
     const unknown = await failure(signIn('luigi', 'correct-horse'));
     expect(hasher.verifies).to.equal(1);
@@ -80,10 +81,10 @@ forEachDialect('auth accounts module', (dialect: Dialect) => {
   it('leaves no user behind when the role insert fails', async () => {
     accounts = build({ DEFAULT_ROLES: 'ApiUser' });
     const trigger = await failTrigger(tdb, 'app_user_role');
-    await accounts.handlers.Register(req({ userName: 'mario', password: 'correct-horse' })).then(() => expect.fail('should fail'), () => undefined);
+    await accountHandlers(accounts.context).Register(req({ userName: 'mario', password: 'correct-horse' })).then(() => expect.fail('should fail'), () => undefined);
     expect(await count('app_user')).to.equal(0);
     await tdb.db.raw(`DROP TRIGGER ${trigger}`);
-    const r = await accounts.handlers.Register(req({ userName: 'mario', password: 'correct-horse' }));
+    const r = await accountHandlers(accounts.context).Register(req({ userName: 'mario', password: 'correct-horse' }));
     expect(r.body).to.have.property('userId');
     // DEFAULT_ROLES are given at registration.
     expect(((await signIn('mario', 'correct-horse')).body as { roles: string[] }).roles).to.deep.equal(['ApiUser']);
@@ -92,12 +93,12 @@ forEachDialect('auth accounts module', (dialect: Dialect) => {
   it('leaves no user or role behind when the session insert fails', async () => {
     accounts = build({ DEFAULT_ROLES: 'ApiUser' });
     await failTrigger(tdb, 'auth_session');
-    await accounts.handlers.Register(req({ userName: 'mario', password: 'correct-horse', autoLogin: true })).then(() => expect.fail('should fail'), () => undefined);
+    await accountHandlers(accounts.context).Register(req({ userName: 'mario', password: 'correct-horse', autoLogin: true })).then(() => expect.fail('should fail'), () => undefined);
     expect([await count('app_user'), await count('app_user_role'), await count('refresh_token')]).to.deep.equal([0, 0, 0]);
   });
 
   it('rotates refresh tokens, and a reused one revokes the whole session', async () => {
-    await accounts.handlers.Register(req({ userName: 'mario', password: 'correct-horse' }));
+    await accountHandlers(accounts.context).Register(req({ userName: 'mario', password: 'correct-horse' }));
     const first = (await signIn('mario', 'correct-horse')).body as { refreshToken: string; sessionId: string };
     const second = (await refresh(first.refreshToken)).body as { refreshToken: string; accessToken: string };
     expect(second.refreshToken).to.not.equal(first.refreshToken);
@@ -111,14 +112,14 @@ forEachDialect('auth accounts module', (dialect: Dialect) => {
   });
 
   it('lets exactly one of two concurrent refreshes win', async () => {
-    await accounts.handlers.Register(req({ userName: 'mario', password: 'correct-horse' }));
+    await accountHandlers(accounts.context).Register(req({ userName: 'mario', password: 'correct-horse' }));
     const { refreshToken } = (await signIn('mario', 'correct-horse')).body as { refreshToken: string };
     const results = await Promise.allSettled([refresh(refreshToken), refresh(refreshToken)]);
     expect(results.filter((r) => r.status === 'fulfilled')).to.have.length(1);
   });
 
   it('refuses unknown, malformed and expired refresh tokens', async () => {
-    await accounts.handlers.Register(req({ userName: 'mario', password: 'correct-horse' }));
+    await accountHandlers(accounts.context).Register(req({ userName: 'mario', password: 'correct-horse' }));
     const { refreshToken } = (await signIn('mario', 'correct-horse')).body as { refreshToken: string };
     for (const bad of ['A'.repeat(43), 'short', `${refreshToken}x`]) expect((await failure(refresh(bad))).status).to.equal(401);
     expect((await failure(refresh(''))).errors[0]).to.include({ errorCode: 'NotEmpty', fieldName: 'RefreshToken' });
@@ -127,43 +128,43 @@ forEachDialect('auth accounts module', (dialect: Dialect) => {
   });
 
   it('logout revokes the session, idempotently', async () => {
-    await accounts.handlers.Register(req({ userName: 'mario', password: 'correct-horse' }));
+    await accountHandlers(accounts.context).Register(req({ userName: 'mario', password: 'correct-horse' }));
     const s = (await signIn('mario', 'correct-horse')).body as { refreshToken: string; bearerToken: string };
     const verified = accounts.verifyAccessToken(s.bearerToken);
     if (!verified.ok) throw verified.error;
-    expect((await accounts.handlers.Logout(req({}, verified.value))).body).to.deep.equal({});
-    expect((await accounts.handlers.Logout(req({}, verified.value))).body).to.deep.equal({});
+    expect((await accountHandlers(accounts.context).Logout(req({}, verified.value))).body).to.deep.equal({});
+    expect((await accountHandlers(accounts.context).Logout(req({}, verified.value))).body).to.deep.equal({});
     expect((await failure(refresh(s.refreshToken))).status).to.equal(401);
-    expect((await failure(accounts.handlers.Logout(req({})))).status).to.equal(401);
+    expect((await failure(accountHandlers(accounts.context).Logout(req({})))).status).to.equal(401);
   });
 
   it('role changes reach the access token at the next refresh', async () => {
-    await accounts.handlers.Register(req({ email: 'Mario@Example.it', password: 'correct-horse' }));
+    await accountHandlers(accounts.context).Register(req({ email: 'Mario@Example.it', password: 'correct-horse' }));
     const s = (await signIn('mario@example.IT', 'correct-horse')).body as { refreshToken: string; bearerToken: string; roles: string[] };
     expect(s.roles).to.deep.equal([]);
-    const assigned = await accounts.handlers.AssignRoles(req({ userName: 'MARIO@example.it', roles: ['ApiUser', 'Admin', 'ApiUser'] }, admin));
+    const assigned = await accountHandlers(accounts.context).AssignRoles(req({ userName: 'MARIO@example.it', roles: ['ApiUser', 'Admin', 'ApiUser'] }, admin));
     expect(assigned.body).to.deep.equal({ allRoles: ['Admin', 'ApiUser'] });
     const old = accounts.verifyAccessToken(s.bearerToken);
     expect(old.ok && old.value.roles).to.deep.equal([]);
     const next = (await refresh(s.refreshToken)).body as { accessToken: string; refreshToken: string };
     const fresh = accounts.verifyAccessToken(next.accessToken);
     expect(fresh.ok && fresh.value.roles).to.deep.equal(['Admin', 'ApiUser']);
-    expect((await accounts.handlers.UnAssignRoles(req({ userName: 'mario@example.it', roles: ['Admin'] }, admin))).body).to.deep.equal({ allRoles: ['ApiUser'] });
+    expect((await accountHandlers(accounts.context).UnAssignRoles(req({ userName: 'mario@example.it', roles: ['Admin'] }, admin))).body).to.deep.equal({ allRoles: ['ApiUser'] });
     const after = accounts.verifyAccessToken(((await refresh(next.refreshToken)).body as { accessToken: string }).accessToken);
     expect(after.ok && after.value.roles).to.deep.equal(['ApiUser']);
   });
 
   it('role changes: 404 for an unknown user, 400 naming Roles, 403 without Admin', async () => {
-    const notFound = await failure(accounts.handlers.AssignRoles(req({ userName: 'ghost', roles: ['ApiUser'] }, admin)));
+    const notFound = await failure(accountHandlers(accounts.context).AssignRoles(req({ userName: 'ghost', roles: ['ApiUser'] }, admin)));
     expect([notFound.status, notFound.code]).to.deep.equal([404, 'NotFound']);
-    const bad = await failure(accounts.handlers.AssignRoles(req({ userName: 'ghost', roles: ['Root'] }, admin)));
+    const bad = await failure(accountHandlers(accounts.context).AssignRoles(req({ userName: 'ghost', roles: ['Root'] }, admin)));
     expect([bad.status, bad.errors[0]?.errorCode, bad.errors[0]?.fieldName]).to.deep.equal([400, 'InvalidValue', 'Roles']);
     const user: Principal = { ...admin, roles: ['ApiUser'] };
-    expect((await failure(accounts.handlers.AssignRoles(req({ userName: 'ghost', roles: ['Admin'] }, user)))).status).to.equal(403);
+    expect((await failure(accountHandlers(accounts.context).AssignRoles(req({ userName: 'ghost', roles: ['Admin'] }, user)))).status).to.equal(403);
   });
 
   it('stores meta, names and the case-insensitive keys with the user', async () => {
-    await accounts.handlers.Register(req({ userName: 'Mario.Rossi', email: 'M@Example.it', password: 'correct-horse', firstName: 'Mario', meta: { source: 'web' } }));
+    await accountHandlers(accounts.context).Register(req({ userName: 'Mario.Rossi', email: 'M@Example.it', password: 'correct-horse', firstName: 'Mario', meta: { source: 'web' } }));
     const row = await tdb.db('app_user').first();
     expect(row).to.include({ user_name: 'Mario.Rossi', user_name_key: 'mario.rossi', email: 'M@Example.it', email_key: 'm@example.it', first_name: 'Mario' });
     expect(JSON.parse(row.meta)).to.deep.equal({ source: 'web' });
@@ -199,7 +200,7 @@ forEachDialect('auth accounts module', (dialect: Dialect) => {
 
   it('rate-limits failed sign-ins per IP, even for the right password, with Retry-After', async () => {
     accounts = build({ RATE_LIMIT_LOGIN_FAILURES_PER_MIN: '2' });
-    await accounts.handlers.Register(req({ userName: 'mario', password: 'correct-horse' }));
+    await accountHandlers(accounts.context).Register(req({ userName: 'mario', password: 'correct-horse' }));
     for (let i = 0; i < 2; i++) expect((await failure(signIn('mario', 'wrong-horse!'))).status).to.equal(401);
     const limited = await failure(signIn('mario', 'correct-horse'));
     expect([limited.status, limited.code]).to.deep.equal([429, 'TooManyRequests']);
@@ -210,9 +211,9 @@ forEachDialect('auth accounts module', (dialect: Dialect) => {
 
   it('rate-limits Register per IP with Retry-After', async () => {
     accounts = build({ RATE_LIMIT_REGISTER_PER_MIN: '2' });
-    await accounts.handlers.Register(req({ userName: 'one', password: 'correct-horse' }));
-    await failure(accounts.handlers.Register(req({ userName: 'x' })));
-    const limited = await failure(accounts.handlers.Register(req({ userName: 'three', password: 'correct-horse' })));
+    await accountHandlers(accounts.context).Register(req({ userName: 'one', password: 'correct-horse' }));
+    await failure(accountHandlers(accounts.context).Register(req({ userName: 'x' })));
+    const limited = await failure(accountHandlers(accounts.context).Register(req({ userName: 'three', password: 'correct-horse' })));
     expect([limited.status, limited.headers['Retry-After']]).to.deep.equal([429, '60']);
   });
 });

@@ -4,6 +4,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { expect } from 'chai';
 import { pino } from 'pino';
 import { createAccounts } from '../../src/auth/accounts.js';
+import { accountHandlers } from '../../src/handlers/accounts.js';
 import { runUsersCli } from '../../src/cli/users.js';
 import { loadConfig } from '../../src/config.js';
 import type { Dialect } from '../../src/db/dialect.js';
@@ -29,7 +30,7 @@ forEachDialect('auth users CLI', (dialect: Dialect) => {
   };
   const signIn = async (userName: string, password: string) => {
     const accounts = createAccounts({ config: loadConfig(env), db: tdb.db, clock: () => new Date(), logger: pino({ level: 'silent' }) });
-    return (await accounts.handlers.Authenticate({ operationId: 'Authenticate', dto: { userName, password }, principal: null, clientIp: '::1', format: 'json' })).body as { roles: string[] };
+    return (await accountHandlers(accounts.context).Authenticate({ operationId: 'Authenticate', dto: { userName, password }, principal: null, clientIp: '::1', format: 'json' })).body as { roles: string[] };
   };
 
   beforeEach(async () => {
