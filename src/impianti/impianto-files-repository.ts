@@ -2,9 +2,9 @@
 // one for the impianto and its root, one for the root's direct children.
 import type { Knex } from 'knex';
 import { dialectOf } from '../db/dialect.js';
-import { foldFunction } from '../db/fold.js';
 import { translateDbError } from '../db/driver-errors.js';
 import { prepare, rowsOf } from '../db/prepared.js';
+import { sqlDialects } from '../query/sql-dialect.js';
 import { fileColumns, type ImpiantoFileRow } from './file-metadata.js';
 
 export type RootLookup =
@@ -19,13 +19,14 @@ export interface ImpiantoFilesRepository {
 }
 
 export function createImpiantoFilesRepository(db: Knex, options: { timeoutMs?: number } = {}): ImpiantoFilesRepository {
-  const mysql = dialectOf(db) === 'mysql';
-  // QUERY_TIMEOUT_MS cancels the statement on MySQL. better-sqlite3 runs synchronously, so no
-  // timer could fire while it works: there the bound is the two indexed queries themselves.
-  // Driver errors become 503/500 ApiErrors here, so no driver text reaches the edge.
+  // Where the engines differ (timeouts, string order), the query engine's dialect says how.
+  const dialect = sqlDialects[dialectOf(db)];
+  // QUERY_TIMEOUT_MS cancels the statement where the engine can (sql-dialect.ts); on SQLite
+  // the bound is the two indexed queries themselves. Driver errors become 503/500 ApiErrors
+  // here, so no driver text reaches the edge.
   const run = async (q: Knex.Raw): Promise<ImpiantoFileRow[]> => {
     try {
-      return rowsOf<ImpiantoFileRow>(db, await (mysql && options.timeoutMs ? q.timeout(options.timeoutMs, { cancel: true }) : q));
+      return rowsOf<ImpiantoFileRow>(db, await (options.timeoutMs ? dialect.withTimeout(q, options.timeoutMs) : q));
     } catch (err) {
       throw translateDbError(err);
     }
@@ -42,12 +43,11 @@ export function createImpiantoFilesRepository(db: Knex, options: { timeoutMs?: n
       .first(['i.id as found_impianto_id', ...fileColumns.map((c) => `f.${c} as ${c}`)]);
   });
   const childrenOf = prepare(db, 1, ([folderId]) => {
-    // MySQL sorts nome through its case+accent-insensitive NO PAD collation (migration 003);
-    // SQLite has no such collation, so it sorts by the same folding done in JS (db/fold.ts).
-    const q = db('impianto_file').select([...fileColumns]).where('folder_id', folderId!).orderBy('is_folder', 'desc');
-    if (mysql) q.orderBy('nome', 'asc');
-    else q.orderByRaw(`${foldFunction}(??) asc`, ['nome']);
-    return q.orderBy('id', 'asc');
+    // nome sorts as every string of the service does: case- and accent-insensitively, the
+    // same on both engines (design.md §7; how each engine does it is sql-dialect.ts's).
+    return db('impianto_file').select([...fileColumns]).where('folder_id', folderId!).orderBy('is_folder', 'desc')
+      .orderByRaw(`${dialect.compared({ family: 'string' })} asc`, ['nome'])
+      .orderBy('id', 'asc');
   });
 
   return {

@@ -9,7 +9,7 @@ import type { EngineContext } from './engine-context.js';
 import { metaFormatters, recordOf } from './format-values.js';
 import type { QueryPlan } from './plan-types.js';
 import { translateDbError } from '../db/driver-errors.js';
-import type { RenderedQuery, SelectParts } from './render.js';
+import type { RenderedQuery, SelectParts } from './select-parts.js';
 
 export interface QueryResponse {
   readonly offset: number;

@@ -1,48 +1,15 @@
-// Stage 3 of the engine: the plan -> the SELECTs that answer it, as parts that Knex turns
-// into SQL (toKnex; statements.ts caches the text per shape). The only module (with
+// Stage 3 of the engine: the plan -> the SELECTs that answer it, as data (select-parts.ts)
+// that statements.ts turns into SQL text through Knex. The only module (with
 // statements.ts) that builds SQL. Identifiers come from the plan's catalog entries and are
 // bound with `??`; every value is a `?` parameter.
 import type { Knex } from 'knex';
 import { dialectOf } from '../db/dialect.js';
 import type { FieldSpec } from './catalog-types.js';
-import type { Aggregate, OrderTerm, QueryPlan } from './plan-types.js';
+import type { OrderTerm, QueryPlan } from './plan-types.js';
 import { aggregateRenderers } from './render-aggregates.js';
 import type { Fragment } from './render-conditions.js';
+import type { RenderedQuery, SelectParts } from './select-parts.js';
 import { sqlDialects, type SqlDialect } from './sql-dialect.js';
-
-/**
- * One SELECT as data, before Knex sees it: what `toKnex` hands to the query builder and
- * what the statement cache (statements.ts) keys on. Fragments bind identifiers with `??`
- * and values with `?`.
- */
-export interface SelectParts {
-  readonly table: string;
-  /** Plain columns, bound as identifiers. */
-  readonly columns: readonly string[];
-  /** Computed columns: `COUNT(*) AS ??`, `SUM(??) AS ??`... */
-  readonly expressions: readonly Fragment[];
-  /** ANDed together. */
-  readonly where: readonly Fragment[];
-  /** A column that must not be NULL (picks of stored values). */
-  readonly notNull: string | undefined;
-  readonly order: Fragment | undefined;
-  readonly limit: number | undefined;
-  /** 0 for none. */
-  readonly offset: number;
-}
-
-export type AggregateSource =
-  | { readonly kind: 'summary'; readonly aliases: readonly string[] }
-  | { readonly kind: 'pick'; readonly query: SelectParts; readonly column: string };
-
-export interface RenderedQuery {
-  readonly dialect: SqlDialect;
-  /** Absent when Take is 0: no rows are asked for. */
-  readonly page: SelectParts | undefined;
-  /** COUNT(*) AS total and the aggregates computed in one pass; absent when neither is asked. */
-  readonly summary: SelectParts | undefined;
-  readonly aggregates: readonly { readonly aggregate: Aggregate; readonly source: AggregateSource }[];
-}
 
 /**
  * NULLs first ascending, last descending, spelled out so that both engines agree
@@ -104,17 +71,4 @@ export function render(db: Knex, plan: QueryPlan): RenderedQuery {
   });
   const summary = expressions.length > 0 ? select({ expressions }) : undefined;
   return { dialect, page, summary, aggregates };
-}
-
-/** The parts as a Knex query builder: Knex quotes the identifiers and assembles the clauses. */
-export function toKnex(db: Knex, parts: SelectParts): Knex.QueryBuilder {
-  const q = db(parts.table);
-  for (const f of parts.where) q.whereRaw(f.sql, [...f.bindings]);
-  if (parts.columns.length > 0) q.select(parts.columns);
-  if (parts.expressions.length > 0) q.select(parts.expressions.map((e) => db.raw(e.sql, [...e.bindings])));
-  if (parts.notNull !== undefined) q.whereNotNull(parts.notNull);
-  if (parts.order !== undefined) q.orderByRaw(parts.order.sql, [...parts.order.bindings]);
-  if (parts.limit !== undefined) q.limit(parts.limit);
-  if (parts.offset > 0) q.offset(parts.offset);
-  return q;
 }

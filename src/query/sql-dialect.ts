@@ -6,15 +6,15 @@
 // migration serve those comparisons.
 import type { Knex } from 'knex';
 import type { Dialect } from '../db/dialect.js';
-import { fold } from '../db/fold.js';
+import { fold, foldFunction } from '../db/fold.js';
 import type { FieldSpec, OperatorKind } from './catalog-types.js';
 import type { Scalar } from './plan-types.js';
 import { conditionRenderers, type Bound, type Renderer } from './render-conditions.js';
 
 export interface SqlDialect {
   readonly name: Dialect;
-  /** The field as compared and sorted, with `??` standing for its column. */
-  compared(field: FieldSpec): string;
+  /** A field as compared and sorted, with `??` standing for its column (the family decides). */
+  compared(field: Pick<FieldSpec, 'family'>): string;
   /** A value as bound against compared(field). */
   bind(field: FieldSpec, value: Scalar): Bound;
   /** Applies QUERY_TIMEOUT_MS to a statement, where the engine can enforce it. */
@@ -69,7 +69,7 @@ const sqliteStartsWith: Renderer = (target, column, [value]) => {
 
 const sqlite: SqlDialect = {
   name: 'sqlite',
-  compared: (field) => (field.family === 'string' ? 'fold(??)' : '??'),
+  compared: (field) => (field.family === 'string' ? `${foldFunction}(??)` : '??'),
   bind: (field, v) => (typeof v === 'string' ? fold(v) : bindPlain(field, v)),
   // better-sqlite3 runs each statement synchronously on the Node thread: no timer can
   // fire while it runs and the statement cannot be interrupted from JS, so there is

@@ -7,7 +7,7 @@
 import type { Knex } from 'knex';
 import { bindingsOf, marker, templateFrom, type Template } from '../db/prepared.js';
 import type { Bound, Fragment } from './render-conditions.js';
-import { toKnex, type SelectParts } from './render.js';
+import type { SelectParts } from './select-parts.js';
 
 export interface Statement {
   readonly sql: string;
@@ -117,4 +117,17 @@ export function createStatementCache(db: Knex, maxShapes = 2000): StatementCache
       return { sql: template.sql, bindings: bindingsOf(template, values) as Bound[] };
     },
   };
+}
+
+/** The parts as a Knex query builder: Knex quotes the identifiers and assembles the clauses. */
+export function toKnex(db: Knex, parts: SelectParts): Knex.QueryBuilder {
+  const q = db(parts.table);
+  for (const f of parts.where) q.whereRaw(f.sql, [...f.bindings]);
+  if (parts.columns.length > 0) q.select(parts.columns);
+  if (parts.expressions.length > 0) q.select(parts.expressions.map((e) => db.raw(e.sql, [...e.bindings])));
+  if (parts.notNull !== undefined) q.whereNotNull(parts.notNull);
+  if (parts.order !== undefined) q.orderByRaw(parts.order.sql, [...parts.order.bindings]);
+  if (parts.limit !== undefined) q.limit(parts.limit);
+  if (parts.offset > 0) q.offset(parts.offset);
+  return q;
 }

@@ -4,7 +4,8 @@
 import { expect } from 'chai';
 import knex, { type Knex } from 'knex';
 import type { Dialect } from '../../src/db/dialect.js';
-import { render, type RenderedQuery } from '../../src/query/render.js';
+import { render } from '../../src/query/render.js';
+import type { RenderedQuery } from '../../src/query/select-parts.js';
 import { createStatementCache, type Statement } from '../../src/query/statements.js';
 import { compile } from '../../src/query/run-query.js';
 import { cg, sr, testContext } from '../support/query-catalog.js';

@@ -5,10 +5,11 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import knex, { type Knex } from 'knex';
 import type { Dialect } from '../../src/db/dialect.js';
-import { render, toKnex, type SelectParts } from '../../src/query/render.js';
+import { render } from '../../src/query/render.js';
+import type { SelectParts } from '../../src/query/select-parts.js';
 import { compile } from '../../src/query/run-query.js';
 import { marker, prepare, templateFrom } from '../../src/db/prepared.js';
-import { createStatementCache } from '../../src/query/statements.js';
+import { createStatementCache, toKnex } from '../../src/query/statements.js';
 import { requestOf } from '../support/query-arbitraries.js';
 import { cg, sr, testContext } from '../support/query-catalog.js';
 
