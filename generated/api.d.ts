@@ -34,6 +34,176 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/register.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Register a user (PUT)
+         * @description Creates a user account. Fields come from the body; a query parameter fills a field the
+         *     body left out (`password` and `confirmPassword` in the query string are a 400
+         *     `InvalidValue`). `userName` or `email` is required (`NotEmpty` on `UserName` when both
+         *     are missing); user names and e-mails are unique case-insensitively (409
+         *     `AlreadyExists`). With `autoLogin: true` the response also carries a session and
+         *     tokens. Rate-limited per client IP (429). POST and PUT are equivalent; other verbs 405.
+         */
+        put: operations["RegisterPutJson"];
+        /**
+         * Register a user
+         * @description Creates a user account. Fields come from the body; a query parameter fills a field the
+         *     body left out (`password` and `confirmPassword` in the query string are a 400
+         *     `InvalidValue`). `userName` or `email` is required (`NotEmpty` on `UserName` when both
+         *     are missing); user names and e-mails are unique case-insensitively (409
+         *     `AlreadyExists`). With `autoLogin: true` the response also carries a session and
+         *     tokens. Rate-limited per client IP (429). POST and PUT are equivalent; other verbs 405.
+         */
+        post: operations["RegisterJson"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/json/reply/Register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Register a user (PUT)
+         * @description Creates a user account. Fields come from the body; a query parameter fills a field the
+         *     body left out (`password` and `confirmPassword` in the query string are a 400
+         *     `InvalidValue`). `userName` or `email` is required (`NotEmpty` on `UserName` when both
+         *     are missing); user names and e-mails are unique case-insensitively (409
+         *     `AlreadyExists`). With `autoLogin: true` the response also carries a session and
+         *     tokens. Rate-limited per client IP (429). POST and PUT are equivalent; other verbs 405.
+         */
+        put: operations["RegisterPutReply"];
+        /**
+         * Register a user
+         * @description Creates a user account. Fields come from the body; a query parameter fills a field the
+         *     body left out (`password` and `confirmPassword` in the query string are a 400
+         *     `InvalidValue`). `userName` or `email` is required (`NotEmpty` on `UserName` when both
+         *     are missing); user names and e-mails are unique case-insensitively (409
+         *     `AlreadyExists`). With `autoLogin: true` the response also carries a session and
+         *     tokens. Rate-limited per client IP (429). POST and PUT are equivalent; other verbs 405.
+         */
+        post: operations["RegisterReply"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/json/reply/Register.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Register a user (PUT)
+         * @description Creates a user account. Fields come from the body; a query parameter fills a field the
+         *     body left out (`password` and `confirmPassword` in the query string are a 400
+         *     `InvalidValue`). `userName` or `email` is required (`NotEmpty` on `UserName` when both
+         *     are missing); user names and e-mails are unique case-insensitively (409
+         *     `AlreadyExists`). With `autoLogin: true` the response also carries a session and
+         *     tokens. Rate-limited per client IP (429). POST and PUT are equivalent; other verbs 405.
+         */
+        put: operations["RegisterPutReplyJson"];
+        /**
+         * Register a user
+         * @description Creates a user account. Fields come from the body; a query parameter fills a field the
+         *     body left out (`password` and `confirmPassword` in the query string are a 400
+         *     `InvalidValue`). `userName` or `email` is required (`NotEmpty` on `UserName` when both
+         *     are missing); user names and e-mails are unique case-insensitively (409
+         *     `AlreadyExists`). With `autoLogin: true` the response also carries a session and
+         *     tokens. Rate-limited per client IP (429). POST and PUT are equivalent; other verbs 405.
+         */
+        post: operations["RegisterReplyJson"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/Register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Register a user (PUT)
+         * @description Creates a user account. Fields come from the body; a query parameter fills a field the
+         *     body left out (`password` and `confirmPassword` in the query string are a 400
+         *     `InvalidValue`). `userName` or `email` is required (`NotEmpty` on `UserName` when both
+         *     are missing); user names and e-mails are unique case-insensitively (409
+         *     `AlreadyExists`). With `autoLogin: true` the response also carries a session and
+         *     tokens. Rate-limited per client IP (429). POST and PUT are equivalent; other verbs 405.
+         */
+        put: operations["RegisterPutApi"];
+        /**
+         * Register a user
+         * @description Creates a user account. Fields come from the body; a query parameter fills a field the
+         *     body left out (`password` and `confirmPassword` in the query string are a 400
+         *     `InvalidValue`). `userName` or `email` is required (`NotEmpty` on `UserName` when both
+         *     are missing); user names and e-mails are unique case-insensitively (409
+         *     `AlreadyExists`). With `autoLogin: true` the response also carries a session and
+         *     tokens. Rate-limited per client IP (429). POST and PUT are equivalent; other verbs 405.
+         */
+        post: operations["RegisterApi"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/Register.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Register a user (PUT)
+         * @description Creates a user account. Fields come from the body; a query parameter fills a field the
+         *     body left out (`password` and `confirmPassword` in the query string are a 400
+         *     `InvalidValue`). `userName` or `email` is required (`NotEmpty` on `UserName` when both
+         *     are missing); user names and e-mails are unique case-insensitively (409
+         *     `AlreadyExists`). With `autoLogin: true` the response also carries a session and
+         *     tokens. Rate-limited per client IP (429). POST and PUT are equivalent; other verbs 405.
+         */
+        put: operations["RegisterPutApiJson"];
+        /**
+         * Register a user
+         * @description Creates a user account. Fields come from the body; a query parameter fills a field the
+         *     body left out (`password` and `confirmPassword` in the query string are a 400
+         *     `InvalidValue`). `userName` or `email` is required (`NotEmpty` on `UserName` when both
+         *     are missing); user names and e-mails are unique case-insensitively (409
+         *     `AlreadyExists`). With `autoLogin: true` the response also carries a session and
+         *     tokens. Rate-limited per client IP (429). POST and PUT are equivalent; other verbs 405.
+         */
+        post: operations["RegisterApiJson"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/impianti/{ImpiantoId}/files": {
         parameters: {
             query?: never;
@@ -54,7 +224,175 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List an installation's root file and its contents (HEAD)
+         * @description Returns the metadata of the installation's root file or folder (`rootFile`) and, when
+         *     the root is a folder, its direct children (`contents`: folders first, then by `nome`
+         *     case-insensitively, then `id`). An installation without a root answers `contents: []`
+         *     and no `rootFile`. Binary data is never returned. Also answers HEAD. Requires the
+         *     `ApiUser` role (or `Admin`); a caller without it gets 403 even for an unknown id.
+         */
+        head: operations["GetImpiantoFilesRequestHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/impianti/{ImpiantoId}/files.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an installation's root file and its contents
+         * @description Returns the metadata of the installation's root file or folder (`rootFile`) and, when
+         *     the root is a folder, its direct children (`contents`: folders first, then by `nome`
+         *     case-insensitively, then `id`). An installation without a root answers `contents: []`
+         *     and no `rootFile`. Binary data is never returned. Also answers HEAD. Requires the
+         *     `ApiUser` role (or `Admin`); a caller without it gets 403 even for an unknown id.
+         */
+        get: operations["GetImpiantoFilesRequestJson"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * List an installation's root file and its contents (HEAD)
+         * @description Returns the metadata of the installation's root file or folder (`rootFile`) and, when
+         *     the root is a folder, its direct children (`contents`: folders first, then by `nome`
+         *     case-insensitively, then `id`). An installation without a root answers `contents: []`
+         *     and no `rootFile`. Binary data is never returned. Also answers HEAD. Requires the
+         *     `ApiUser` role (or `Admin`); a caller without it gets 403 even for an unknown id.
+         */
+        head: operations["GetImpiantoFilesRequestJsonHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/json/reply/GetImpiantoFilesRequest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an installation's root file and its contents
+         * @description Returns the metadata of the installation's root file or folder (`rootFile`) and, when
+         *     the root is a folder, its direct children (`contents`: folders first, then by `nome`
+         *     case-insensitively, then `id`). An installation without a root answers `contents: []`
+         *     and no `rootFile`. Binary data is never returned. Also answers HEAD. Requires the
+         *     `ApiUser` role (or `Admin`); a caller without it gets 403 even for an unknown id.
+         */
+        get: operations["GetImpiantoFilesRequestReply"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * List an installation's root file and its contents (HEAD)
+         * @description Returns the metadata of the installation's root file or folder (`rootFile`) and, when
+         *     the root is a folder, its direct children (`contents`: folders first, then by `nome`
+         *     case-insensitively, then `id`). An installation without a root answers `contents: []`
+         *     and no `rootFile`. Binary data is never returned. Also answers HEAD. Requires the
+         *     `ApiUser` role (or `Admin`); a caller without it gets 403 even for an unknown id.
+         */
+        head: operations["GetImpiantoFilesRequestReplyHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/json/reply/GetImpiantoFilesRequest.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an installation's root file and its contents
+         * @description Returns the metadata of the installation's root file or folder (`rootFile`) and, when
+         *     the root is a folder, its direct children (`contents`: folders first, then by `nome`
+         *     case-insensitively, then `id`). An installation without a root answers `contents: []`
+         *     and no `rootFile`. Binary data is never returned. Also answers HEAD. Requires the
+         *     `ApiUser` role (or `Admin`); a caller without it gets 403 even for an unknown id.
+         */
+        get: operations["GetImpiantoFilesRequestReplyJson"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * List an installation's root file and its contents (HEAD)
+         * @description Returns the metadata of the installation's root file or folder (`rootFile`) and, when
+         *     the root is a folder, its direct children (`contents`: folders first, then by `nome`
+         *     case-insensitively, then `id`). An installation without a root answers `contents: []`
+         *     and no `rootFile`. Binary data is never returned. Also answers HEAD. Requires the
+         *     `ApiUser` role (or `Admin`); a caller without it gets 403 even for an unknown id.
+         */
+        head: operations["GetImpiantoFilesRequestReplyJsonHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/GetImpiantoFilesRequest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an installation's root file and its contents
+         * @description Returns the metadata of the installation's root file or folder (`rootFile`) and, when
+         *     the root is a folder, its direct children (`contents`: folders first, then by `nome`
+         *     case-insensitively, then `id`). An installation without a root answers `contents: []`
+         *     and no `rootFile`. Binary data is never returned. Also answers HEAD. Requires the
+         *     `ApiUser` role (or `Admin`); a caller without it gets 403 even for an unknown id.
+         */
+        get: operations["GetImpiantoFilesRequestApi"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * List an installation's root file and its contents (HEAD)
+         * @description Returns the metadata of the installation's root file or folder (`rootFile`) and, when
+         *     the root is a folder, its direct children (`contents`: folders first, then by `nome`
+         *     case-insensitively, then `id`). An installation without a root answers `contents: []`
+         *     and no `rootFile`. Binary data is never returned. Also answers HEAD. Requires the
+         *     `ApiUser` role (or `Admin`); a caller without it gets 403 even for an unknown id.
+         */
+        head: operations["GetImpiantoFilesRequestApiHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/GetImpiantoFilesRequest.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an installation's root file and its contents
+         * @description Returns the metadata of the installation's root file or folder (`rootFile`) and, when
+         *     the root is a folder, its direct children (`contents`: folders first, then by `nome`
+         *     case-insensitively, then `id`). An installation without a root answers `contents: []`
+         *     and no `rootFile`. Binary data is never returned. Also answers HEAD. Requires the
+         *     `ApiUser` role (or `Admin`); a caller without it gets 403 even for an unknown id.
+         */
+        get: operations["GetImpiantoFilesRequestApiJson"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * List an installation's root file and its contents (HEAD)
+         * @description Returns the metadata of the installation's root file or folder (`rootFile`) and, when
+         *     the root is a folder, its direct children (`contents`: folders first, then by `nome`
+         *     case-insensitively, then `id`). An installation without a root answers `contents: []`
+         *     and no `rootFile`. Binary data is never returned. Also answers HEAD. Requires the
+         *     `ApiUser` role (or `Admin`); a caller without it gets 403 even for an unknown id.
+         */
+        head: operations["GetImpiantoFilesRequestApiJsonHead"];
         patch?: never;
         trace?: never;
     };
@@ -153,8 +491,10 @@ export interface paths {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: JSON object text. */
-                meta?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
             };
             header?: never;
             path?: never;
@@ -176,7 +516,657 @@ export interface paths {
         post: operations["CaratteristicaGruppoQuery"];
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Search characteristic groups (query string) (HEAD)
+         * @description Same search as the POST, with every parameter in the query string. Requires the
+         *     `Admin` role. Answers JSON, CSV (`.csv`, `format=csv` or `Accept: text/csv`) or JSONP.
+         */
+        head: operations["CaratteristicaGruppoQueryGetHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/json/reply/CaratteristicaGruppoQuery.json": {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `Descrizione` equals the value. */
+                descrizione?: string;
+                /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+                descrizioneStartsWith?: string;
+                /** @description `Descrizione` ends with the value, matched literally. */
+                descrizioneEndsWith?: string;
+                /** @description `Descrizione` contains the value, matched literally. */
+                descrizioneContains?: string;
+                /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                descrizioneLike?: string;
+                /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneBetween?: string[];
+                /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneIn?: string[];
+                /** @description `TipoCaratteristicaSezioneId` equals the value. */
+                tipoCaratteristicaSezioneId?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
+                tipoCaratteristicaSezioneIdGreaterThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than the value. */
+                tipoCaratteristicaSezioneIdLessThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` differs from the value. */
+                tipoCaratteristicaSezioneIdNotEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdBetween?: number[];
+                /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdIn?: number[];
+                /** @description `IsDisattiva` equals the value. */
+                isDisattiva?: boolean;
+                /** @description `IconaImmagineId` equals the value. */
+                iconaImmagineId?: number;
+                /** @description `IconaImmagineId` is greater than or equal to the value. */
+                iconaImmagineIdGreaterThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` is greater than the value. */
+                iconaImmagineIdGreaterThan?: number;
+                /** @description `IconaImmagineId` is less than the value. */
+                iconaImmagineIdLessThan?: number;
+                /** @description `IconaImmagineId` is less than or equal to the value. */
+                iconaImmagineIdLessThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` differs from the value. */
+                iconaImmagineIdNotEqualTo?: number;
+                /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdBetween?: number[];
+                /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdIn?: number[];
+                /** @description `OrdineVista` equals the value. */
+                ordineVista?: number;
+                /** @description `OrdineVista` is greater than or equal to the value. */
+                ordineVistaGreaterThanOrEqualTo?: number;
+                /** @description `OrdineVista` is greater than the value. */
+                ordineVistaGreaterThan?: number;
+                /** @description `OrdineVista` is less than the value. */
+                ordineVistaLessThan?: number;
+                /** @description `OrdineVista` is less than or equal to the value. */
+                ordineVistaLessThanOrEqualTo?: number;
+                /** @description `OrdineVista` differs from the value. */
+                ordineVistaNotEqualTo?: number;
+                /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaBetween?: number[];
+                /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaIn?: number[];
+                /** @description Rows to skip; default 0. */
+                skip?: number;
+                /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
+                take?: number;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                include?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search characteristic groups (query string)
+         * @description Same search as the POST, with every parameter in the query string. Requires the
+         *     `Admin` role. Answers JSON, CSV (`.csv`, `format=csv` or `Accept: text/csv`) or JSONP.
+         */
+        get: operations["CaratteristicaGruppoQueryGetJson"];
+        put?: never;
+        /**
+         * Search characteristic groups
+         * @description Searches `CaratteristicaGruppo` records. Parameters come from the body (JSON or form);
+         *     a query parameter fills a property the body left out. Requires the `Admin` role.
+         *     Answers JSON, CSV (`.csv`, `format=csv` or `Accept: text/csv`) or JSONP.
+         */
+        post: operations["CaratteristicaGruppoQueryJson"];
+        delete?: never;
+        options?: never;
+        /**
+         * Search characteristic groups (query string) (HEAD)
+         * @description Same search as the POST, with every parameter in the query string. Requires the
+         *     `Admin` role. Answers JSON, CSV (`.csv`, `format=csv` or `Accept: text/csv`) or JSONP.
+         */
+        head: operations["CaratteristicaGruppoQueryGetJsonHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/json/reply/CaratteristicaGruppoQuery.csv": {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `Descrizione` equals the value. */
+                descrizione?: string;
+                /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+                descrizioneStartsWith?: string;
+                /** @description `Descrizione` ends with the value, matched literally. */
+                descrizioneEndsWith?: string;
+                /** @description `Descrizione` contains the value, matched literally. */
+                descrizioneContains?: string;
+                /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                descrizioneLike?: string;
+                /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneBetween?: string[];
+                /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneIn?: string[];
+                /** @description `TipoCaratteristicaSezioneId` equals the value. */
+                tipoCaratteristicaSezioneId?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
+                tipoCaratteristicaSezioneIdGreaterThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than the value. */
+                tipoCaratteristicaSezioneIdLessThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` differs from the value. */
+                tipoCaratteristicaSezioneIdNotEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdBetween?: number[];
+                /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdIn?: number[];
+                /** @description `IsDisattiva` equals the value. */
+                isDisattiva?: boolean;
+                /** @description `IconaImmagineId` equals the value. */
+                iconaImmagineId?: number;
+                /** @description `IconaImmagineId` is greater than or equal to the value. */
+                iconaImmagineIdGreaterThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` is greater than the value. */
+                iconaImmagineIdGreaterThan?: number;
+                /** @description `IconaImmagineId` is less than the value. */
+                iconaImmagineIdLessThan?: number;
+                /** @description `IconaImmagineId` is less than or equal to the value. */
+                iconaImmagineIdLessThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` differs from the value. */
+                iconaImmagineIdNotEqualTo?: number;
+                /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdBetween?: number[];
+                /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdIn?: number[];
+                /** @description `OrdineVista` equals the value. */
+                ordineVista?: number;
+                /** @description `OrdineVista` is greater than or equal to the value. */
+                ordineVistaGreaterThanOrEqualTo?: number;
+                /** @description `OrdineVista` is greater than the value. */
+                ordineVistaGreaterThan?: number;
+                /** @description `OrdineVista` is less than the value. */
+                ordineVistaLessThan?: number;
+                /** @description `OrdineVista` is less than or equal to the value. */
+                ordineVistaLessThanOrEqualTo?: number;
+                /** @description `OrdineVista` differs from the value. */
+                ordineVistaNotEqualTo?: number;
+                /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaBetween?: number[];
+                /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaIn?: number[];
+                /** @description Rows to skip; default 0. */
+                skip?: number;
+                /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
+                take?: number;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                include?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search characteristic groups (query string)
+         * @description Same search as the POST, with every parameter in the query string. Requires the
+         *     `Admin` role. Answers JSON, CSV (`.csv`, `format=csv` or `Accept: text/csv`) or JSONP.
+         */
+        get: operations["CaratteristicaGruppoQueryGetCsv"];
+        put?: never;
+        /**
+         * Search characteristic groups
+         * @description Searches `CaratteristicaGruppo` records. Parameters come from the body (JSON or form);
+         *     a query parameter fills a property the body left out. Requires the `Admin` role.
+         *     Answers JSON, CSV (`.csv`, `format=csv` or `Accept: text/csv`) or JSONP.
+         */
+        post: operations["CaratteristicaGruppoQueryCsv"];
+        delete?: never;
+        options?: never;
+        /**
+         * Search characteristic groups (query string) (HEAD)
+         * @description Same search as the POST, with every parameter in the query string. Requires the
+         *     `Admin` role. Answers JSON, CSV (`.csv`, `format=csv` or `Accept: text/csv`) or JSONP.
+         */
+        head: operations["CaratteristicaGruppoQueryGetCsvHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/CaratteristicaGruppoQuery": {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `Descrizione` equals the value. */
+                descrizione?: string;
+                /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+                descrizioneStartsWith?: string;
+                /** @description `Descrizione` ends with the value, matched literally. */
+                descrizioneEndsWith?: string;
+                /** @description `Descrizione` contains the value, matched literally. */
+                descrizioneContains?: string;
+                /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                descrizioneLike?: string;
+                /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneBetween?: string[];
+                /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneIn?: string[];
+                /** @description `TipoCaratteristicaSezioneId` equals the value. */
+                tipoCaratteristicaSezioneId?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
+                tipoCaratteristicaSezioneIdGreaterThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than the value. */
+                tipoCaratteristicaSezioneIdLessThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` differs from the value. */
+                tipoCaratteristicaSezioneIdNotEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdBetween?: number[];
+                /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdIn?: number[];
+                /** @description `IsDisattiva` equals the value. */
+                isDisattiva?: boolean;
+                /** @description `IconaImmagineId` equals the value. */
+                iconaImmagineId?: number;
+                /** @description `IconaImmagineId` is greater than or equal to the value. */
+                iconaImmagineIdGreaterThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` is greater than the value. */
+                iconaImmagineIdGreaterThan?: number;
+                /** @description `IconaImmagineId` is less than the value. */
+                iconaImmagineIdLessThan?: number;
+                /** @description `IconaImmagineId` is less than or equal to the value. */
+                iconaImmagineIdLessThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` differs from the value. */
+                iconaImmagineIdNotEqualTo?: number;
+                /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdBetween?: number[];
+                /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdIn?: number[];
+                /** @description `OrdineVista` equals the value. */
+                ordineVista?: number;
+                /** @description `OrdineVista` is greater than or equal to the value. */
+                ordineVistaGreaterThanOrEqualTo?: number;
+                /** @description `OrdineVista` is greater than the value. */
+                ordineVistaGreaterThan?: number;
+                /** @description `OrdineVista` is less than the value. */
+                ordineVistaLessThan?: number;
+                /** @description `OrdineVista` is less than or equal to the value. */
+                ordineVistaLessThanOrEqualTo?: number;
+                /** @description `OrdineVista` differs from the value. */
+                ordineVistaNotEqualTo?: number;
+                /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaBetween?: number[];
+                /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaIn?: number[];
+                /** @description Rows to skip; default 0. */
+                skip?: number;
+                /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
+                take?: number;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                include?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search characteristic groups (query string)
+         * @description Same search as the POST, with every parameter in the query string. Requires the
+         *     `Admin` role. Answers JSON, CSV (`.csv`, `format=csv` or `Accept: text/csv`) or JSONP.
+         */
+        get: operations["CaratteristicaGruppoQueryGetApi"];
+        put?: never;
+        /**
+         * Search characteristic groups
+         * @description Searches `CaratteristicaGruppo` records. Parameters come from the body (JSON or form);
+         *     a query parameter fills a property the body left out. Requires the `Admin` role.
+         *     Answers JSON, CSV (`.csv`, `format=csv` or `Accept: text/csv`) or JSONP.
+         */
+        post: operations["CaratteristicaGruppoQueryApi"];
+        delete?: never;
+        options?: never;
+        /**
+         * Search characteristic groups (query string) (HEAD)
+         * @description Same search as the POST, with every parameter in the query string. Requires the
+         *     `Admin` role. Answers JSON, CSV (`.csv`, `format=csv` or `Accept: text/csv`) or JSONP.
+         */
+        head: operations["CaratteristicaGruppoQueryGetApiHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/CaratteristicaGruppoQuery.json": {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `Descrizione` equals the value. */
+                descrizione?: string;
+                /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+                descrizioneStartsWith?: string;
+                /** @description `Descrizione` ends with the value, matched literally. */
+                descrizioneEndsWith?: string;
+                /** @description `Descrizione` contains the value, matched literally. */
+                descrizioneContains?: string;
+                /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                descrizioneLike?: string;
+                /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneBetween?: string[];
+                /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneIn?: string[];
+                /** @description `TipoCaratteristicaSezioneId` equals the value. */
+                tipoCaratteristicaSezioneId?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
+                tipoCaratteristicaSezioneIdGreaterThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than the value. */
+                tipoCaratteristicaSezioneIdLessThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` differs from the value. */
+                tipoCaratteristicaSezioneIdNotEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdBetween?: number[];
+                /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdIn?: number[];
+                /** @description `IsDisattiva` equals the value. */
+                isDisattiva?: boolean;
+                /** @description `IconaImmagineId` equals the value. */
+                iconaImmagineId?: number;
+                /** @description `IconaImmagineId` is greater than or equal to the value. */
+                iconaImmagineIdGreaterThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` is greater than the value. */
+                iconaImmagineIdGreaterThan?: number;
+                /** @description `IconaImmagineId` is less than the value. */
+                iconaImmagineIdLessThan?: number;
+                /** @description `IconaImmagineId` is less than or equal to the value. */
+                iconaImmagineIdLessThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` differs from the value. */
+                iconaImmagineIdNotEqualTo?: number;
+                /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdBetween?: number[];
+                /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdIn?: number[];
+                /** @description `OrdineVista` equals the value. */
+                ordineVista?: number;
+                /** @description `OrdineVista` is greater than or equal to the value. */
+                ordineVistaGreaterThanOrEqualTo?: number;
+                /** @description `OrdineVista` is greater than the value. */
+                ordineVistaGreaterThan?: number;
+                /** @description `OrdineVista` is less than the value. */
+                ordineVistaLessThan?: number;
+                /** @description `OrdineVista` is less than or equal to the value. */
+                ordineVistaLessThanOrEqualTo?: number;
+                /** @description `OrdineVista` differs from the value. */
+                ordineVistaNotEqualTo?: number;
+                /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaBetween?: number[];
+                /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaIn?: number[];
+                /** @description Rows to skip; default 0. */
+                skip?: number;
+                /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
+                take?: number;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                include?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search characteristic groups (query string)
+         * @description Same search as the POST, with every parameter in the query string. Requires the
+         *     `Admin` role. Answers JSON, CSV (`.csv`, `format=csv` or `Accept: text/csv`) or JSONP.
+         */
+        get: operations["CaratteristicaGruppoQueryGetApiJson"];
+        put?: never;
+        /**
+         * Search characteristic groups
+         * @description Searches `CaratteristicaGruppo` records. Parameters come from the body (JSON or form);
+         *     a query parameter fills a property the body left out. Requires the `Admin` role.
+         *     Answers JSON, CSV (`.csv`, `format=csv` or `Accept: text/csv`) or JSONP.
+         */
+        post: operations["CaratteristicaGruppoQueryApiJson"];
+        delete?: never;
+        options?: never;
+        /**
+         * Search characteristic groups (query string) (HEAD)
+         * @description Same search as the POST, with every parameter in the query string. Requires the
+         *     `Admin` role. Answers JSON, CSV (`.csv`, `format=csv` or `Accept: text/csv`) or JSONP.
+         */
+        head: operations["CaratteristicaGruppoQueryGetApiJsonHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/CaratteristicaGruppoQuery.csv": {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `Descrizione` equals the value. */
+                descrizione?: string;
+                /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+                descrizioneStartsWith?: string;
+                /** @description `Descrizione` ends with the value, matched literally. */
+                descrizioneEndsWith?: string;
+                /** @description `Descrizione` contains the value, matched literally. */
+                descrizioneContains?: string;
+                /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                descrizioneLike?: string;
+                /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneBetween?: string[];
+                /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneIn?: string[];
+                /** @description `TipoCaratteristicaSezioneId` equals the value. */
+                tipoCaratteristicaSezioneId?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
+                tipoCaratteristicaSezioneIdGreaterThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than the value. */
+                tipoCaratteristicaSezioneIdLessThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` differs from the value. */
+                tipoCaratteristicaSezioneIdNotEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdBetween?: number[];
+                /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdIn?: number[];
+                /** @description `IsDisattiva` equals the value. */
+                isDisattiva?: boolean;
+                /** @description `IconaImmagineId` equals the value. */
+                iconaImmagineId?: number;
+                /** @description `IconaImmagineId` is greater than or equal to the value. */
+                iconaImmagineIdGreaterThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` is greater than the value. */
+                iconaImmagineIdGreaterThan?: number;
+                /** @description `IconaImmagineId` is less than the value. */
+                iconaImmagineIdLessThan?: number;
+                /** @description `IconaImmagineId` is less than or equal to the value. */
+                iconaImmagineIdLessThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` differs from the value. */
+                iconaImmagineIdNotEqualTo?: number;
+                /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdBetween?: number[];
+                /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdIn?: number[];
+                /** @description `OrdineVista` equals the value. */
+                ordineVista?: number;
+                /** @description `OrdineVista` is greater than or equal to the value. */
+                ordineVistaGreaterThanOrEqualTo?: number;
+                /** @description `OrdineVista` is greater than the value. */
+                ordineVistaGreaterThan?: number;
+                /** @description `OrdineVista` is less than the value. */
+                ordineVistaLessThan?: number;
+                /** @description `OrdineVista` is less than or equal to the value. */
+                ordineVistaLessThanOrEqualTo?: number;
+                /** @description `OrdineVista` differs from the value. */
+                ordineVistaNotEqualTo?: number;
+                /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaBetween?: number[];
+                /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaIn?: number[];
+                /** @description Rows to skip; default 0. */
+                skip?: number;
+                /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
+                take?: number;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                include?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search characteristic groups (query string)
+         * @description Same search as the POST, with every parameter in the query string. Requires the
+         *     `Admin` role. Answers JSON, CSV (`.csv`, `format=csv` or `Accept: text/csv`) or JSONP.
+         */
+        get: operations["CaratteristicaGruppoQueryGetApiCsv"];
+        put?: never;
+        /**
+         * Search characteristic groups
+         * @description Searches `CaratteristicaGruppo` records. Parameters come from the body (JSON or form);
+         *     a query parameter fills a property the body left out. Requires the `Admin` role.
+         *     Answers JSON, CSV (`.csv`, `format=csv` or `Accept: text/csv`) or JSONP.
+         */
+        post: operations["CaratteristicaGruppoQueryApiCsv"];
+        delete?: never;
+        options?: never;
+        /**
+         * Search characteristic groups (query string) (HEAD)
+         * @description Same search as the POST, with every parameter in the query string. Requires the
+         *     `Admin` role. Answers JSON, CSV (`.csv`, `format=csv` or `Accept: text/csv`) or JSONP.
+         */
+        head: operations["CaratteristicaGruppoQueryGetApiCsvHead"];
         patch?: never;
         trace?: never;
     };
@@ -271,8 +1261,10 @@ export interface paths {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: JSON object text. */
-                meta?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
             };
             header?: never;
             path?: never;
@@ -294,7 +1286,637 @@ export interface paths {
         post: operations["SoggettoRecapitoQuery"];
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Search subject contacts (query string) (HEAD)
+         * @description Same search as the POST, with every parameter in the query string. Requires the
+         *     `Admin` role. Answers JSON, CSV (`.csv`, `format=csv` or `Accept: text/csv`) or JSONP.
+         */
+        head: operations["SoggettoRecapitoQueryGetHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/json/reply/SoggettoRecapitoQuery.json": {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `SoggettoId` equals the value. */
+                soggettoId?: number;
+                /** @description `SoggettoId` is greater than or equal to the value. */
+                soggettoIdGreaterThanOrEqualTo?: number;
+                /** @description `SoggettoId` is greater than the value. */
+                soggettoIdGreaterThan?: number;
+                /** @description `SoggettoId` is less than the value. */
+                soggettoIdLessThan?: number;
+                /** @description `SoggettoId` is less than or equal to the value. */
+                soggettoIdLessThanOrEqualTo?: number;
+                /** @description `SoggettoId` differs from the value. */
+                soggettoIdNotEqualTo?: number;
+                /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdBetween?: number[];
+                /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdIn?: number[];
+                /** @description `TipoRecapitoId` equals the value. */
+                tipoRecapitoId?: number;
+                /** @description `TipoRecapitoId` is greater than or equal to the value. */
+                tipoRecapitoIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` is greater than the value. */
+                tipoRecapitoIdGreaterThan?: number;
+                /** @description `TipoRecapitoId` is less than the value. */
+                tipoRecapitoIdLessThan?: number;
+                /** @description `TipoRecapitoId` is less than or equal to the value. */
+                tipoRecapitoIdLessThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` differs from the value. */
+                tipoRecapitoIdNotEqualTo?: number;
+                /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdBetween?: number[];
+                /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdIn?: number[];
+                /** @description `Recapito` equals the value. */
+                recapito?: string;
+                /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+                recapitoStartsWith?: string;
+                /** @description `Recapito` ends with the value, matched literally. */
+                recapitoEndsWith?: string;
+                /** @description `Recapito` contains the value, matched literally. */
+                recapitoContains?: string;
+                /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                recapitoLike?: string;
+                /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoBetween?: string[];
+                /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoIn?: string[];
+                /** @description `CodiceEsterno` equals the value. */
+                codiceEsterno?: string;
+                /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+                codiceEsternoStartsWith?: string;
+                /** @description `CodiceEsterno` ends with the value, matched literally. */
+                codiceEsternoEndsWith?: string;
+                /** @description `CodiceEsterno` contains the value, matched literally. */
+                codiceEsternoContains?: string;
+                /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                codiceEsternoLike?: string;
+                /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoBetween?: string[];
+                /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoIn?: string[];
+                /** @description Rows to skip; default 0. */
+                skip?: number;
+                /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
+                take?: number;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                include?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search subject contacts (query string)
+         * @description Same search as the POST, with every parameter in the query string. Requires the
+         *     `Admin` role. Answers JSON, CSV (`.csv`, `format=csv` or `Accept: text/csv`) or JSONP.
+         */
+        get: operations["SoggettoRecapitoQueryGetJson"];
+        put?: never;
+        /**
+         * Search subject contacts
+         * @description Searches `SoggettoRecapito` records (contacts of subjects). Parameters come from the
+         *     body (JSON or form); a query parameter fills a property the body left out. Requires
+         *     the `Admin` role. Answers JSON, CSV (`.csv`, `format=csv` or `Accept: text/csv`) or JSONP.
+         */
+        post: operations["SoggettoRecapitoQueryJson"];
+        delete?: never;
+        options?: never;
+        /**
+         * Search subject contacts (query string) (HEAD)
+         * @description Same search as the POST, with every parameter in the query string. Requires the
+         *     `Admin` role. Answers JSON, CSV (`.csv`, `format=csv` or `Accept: text/csv`) or JSONP.
+         */
+        head: operations["SoggettoRecapitoQueryGetJsonHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/json/reply/SoggettoRecapitoQuery.csv": {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `SoggettoId` equals the value. */
+                soggettoId?: number;
+                /** @description `SoggettoId` is greater than or equal to the value. */
+                soggettoIdGreaterThanOrEqualTo?: number;
+                /** @description `SoggettoId` is greater than the value. */
+                soggettoIdGreaterThan?: number;
+                /** @description `SoggettoId` is less than the value. */
+                soggettoIdLessThan?: number;
+                /** @description `SoggettoId` is less than or equal to the value. */
+                soggettoIdLessThanOrEqualTo?: number;
+                /** @description `SoggettoId` differs from the value. */
+                soggettoIdNotEqualTo?: number;
+                /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdBetween?: number[];
+                /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdIn?: number[];
+                /** @description `TipoRecapitoId` equals the value. */
+                tipoRecapitoId?: number;
+                /** @description `TipoRecapitoId` is greater than or equal to the value. */
+                tipoRecapitoIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` is greater than the value. */
+                tipoRecapitoIdGreaterThan?: number;
+                /** @description `TipoRecapitoId` is less than the value. */
+                tipoRecapitoIdLessThan?: number;
+                /** @description `TipoRecapitoId` is less than or equal to the value. */
+                tipoRecapitoIdLessThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` differs from the value. */
+                tipoRecapitoIdNotEqualTo?: number;
+                /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdBetween?: number[];
+                /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdIn?: number[];
+                /** @description `Recapito` equals the value. */
+                recapito?: string;
+                /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+                recapitoStartsWith?: string;
+                /** @description `Recapito` ends with the value, matched literally. */
+                recapitoEndsWith?: string;
+                /** @description `Recapito` contains the value, matched literally. */
+                recapitoContains?: string;
+                /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                recapitoLike?: string;
+                /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoBetween?: string[];
+                /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoIn?: string[];
+                /** @description `CodiceEsterno` equals the value. */
+                codiceEsterno?: string;
+                /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+                codiceEsternoStartsWith?: string;
+                /** @description `CodiceEsterno` ends with the value, matched literally. */
+                codiceEsternoEndsWith?: string;
+                /** @description `CodiceEsterno` contains the value, matched literally. */
+                codiceEsternoContains?: string;
+                /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                codiceEsternoLike?: string;
+                /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoBetween?: string[];
+                /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoIn?: string[];
+                /** @description Rows to skip; default 0. */
+                skip?: number;
+                /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
+                take?: number;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                include?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search subject contacts (query string)
+         * @description Same search as the POST, with every parameter in the query string. Requires the
+         *     `Admin` role. Answers JSON, CSV (`.csv`, `format=csv` or `Accept: text/csv`) or JSONP.
+         */
+        get: operations["SoggettoRecapitoQueryGetCsv"];
+        put?: never;
+        /**
+         * Search subject contacts
+         * @description Searches `SoggettoRecapito` records (contacts of subjects). Parameters come from the
+         *     body (JSON or form); a query parameter fills a property the body left out. Requires
+         *     the `Admin` role. Answers JSON, CSV (`.csv`, `format=csv` or `Accept: text/csv`) or JSONP.
+         */
+        post: operations["SoggettoRecapitoQueryCsv"];
+        delete?: never;
+        options?: never;
+        /**
+         * Search subject contacts (query string) (HEAD)
+         * @description Same search as the POST, with every parameter in the query string. Requires the
+         *     `Admin` role. Answers JSON, CSV (`.csv`, `format=csv` or `Accept: text/csv`) or JSONP.
+         */
+        head: operations["SoggettoRecapitoQueryGetCsvHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/SoggettoRecapitoQuery": {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `SoggettoId` equals the value. */
+                soggettoId?: number;
+                /** @description `SoggettoId` is greater than or equal to the value. */
+                soggettoIdGreaterThanOrEqualTo?: number;
+                /** @description `SoggettoId` is greater than the value. */
+                soggettoIdGreaterThan?: number;
+                /** @description `SoggettoId` is less than the value. */
+                soggettoIdLessThan?: number;
+                /** @description `SoggettoId` is less than or equal to the value. */
+                soggettoIdLessThanOrEqualTo?: number;
+                /** @description `SoggettoId` differs from the value. */
+                soggettoIdNotEqualTo?: number;
+                /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdBetween?: number[];
+                /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdIn?: number[];
+                /** @description `TipoRecapitoId` equals the value. */
+                tipoRecapitoId?: number;
+                /** @description `TipoRecapitoId` is greater than or equal to the value. */
+                tipoRecapitoIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` is greater than the value. */
+                tipoRecapitoIdGreaterThan?: number;
+                /** @description `TipoRecapitoId` is less than the value. */
+                tipoRecapitoIdLessThan?: number;
+                /** @description `TipoRecapitoId` is less than or equal to the value. */
+                tipoRecapitoIdLessThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` differs from the value. */
+                tipoRecapitoIdNotEqualTo?: number;
+                /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdBetween?: number[];
+                /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdIn?: number[];
+                /** @description `Recapito` equals the value. */
+                recapito?: string;
+                /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+                recapitoStartsWith?: string;
+                /** @description `Recapito` ends with the value, matched literally. */
+                recapitoEndsWith?: string;
+                /** @description `Recapito` contains the value, matched literally. */
+                recapitoContains?: string;
+                /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                recapitoLike?: string;
+                /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoBetween?: string[];
+                /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoIn?: string[];
+                /** @description `CodiceEsterno` equals the value. */
+                codiceEsterno?: string;
+                /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+                codiceEsternoStartsWith?: string;
+                /** @description `CodiceEsterno` ends with the value, matched literally. */
+                codiceEsternoEndsWith?: string;
+                /** @description `CodiceEsterno` contains the value, matched literally. */
+                codiceEsternoContains?: string;
+                /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                codiceEsternoLike?: string;
+                /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoBetween?: string[];
+                /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoIn?: string[];
+                /** @description Rows to skip; default 0. */
+                skip?: number;
+                /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
+                take?: number;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                include?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search subject contacts (query string)
+         * @description Same search as the POST, with every parameter in the query string. Requires the
+         *     `Admin` role. Answers JSON, CSV (`.csv`, `format=csv` or `Accept: text/csv`) or JSONP.
+         */
+        get: operations["SoggettoRecapitoQueryGetApi"];
+        put?: never;
+        /**
+         * Search subject contacts
+         * @description Searches `SoggettoRecapito` records (contacts of subjects). Parameters come from the
+         *     body (JSON or form); a query parameter fills a property the body left out. Requires
+         *     the `Admin` role. Answers JSON, CSV (`.csv`, `format=csv` or `Accept: text/csv`) or JSONP.
+         */
+        post: operations["SoggettoRecapitoQueryApi"];
+        delete?: never;
+        options?: never;
+        /**
+         * Search subject contacts (query string) (HEAD)
+         * @description Same search as the POST, with every parameter in the query string. Requires the
+         *     `Admin` role. Answers JSON, CSV (`.csv`, `format=csv` or `Accept: text/csv`) or JSONP.
+         */
+        head: operations["SoggettoRecapitoQueryGetApiHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/SoggettoRecapitoQuery.json": {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `SoggettoId` equals the value. */
+                soggettoId?: number;
+                /** @description `SoggettoId` is greater than or equal to the value. */
+                soggettoIdGreaterThanOrEqualTo?: number;
+                /** @description `SoggettoId` is greater than the value. */
+                soggettoIdGreaterThan?: number;
+                /** @description `SoggettoId` is less than the value. */
+                soggettoIdLessThan?: number;
+                /** @description `SoggettoId` is less than or equal to the value. */
+                soggettoIdLessThanOrEqualTo?: number;
+                /** @description `SoggettoId` differs from the value. */
+                soggettoIdNotEqualTo?: number;
+                /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdBetween?: number[];
+                /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdIn?: number[];
+                /** @description `TipoRecapitoId` equals the value. */
+                tipoRecapitoId?: number;
+                /** @description `TipoRecapitoId` is greater than or equal to the value. */
+                tipoRecapitoIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` is greater than the value. */
+                tipoRecapitoIdGreaterThan?: number;
+                /** @description `TipoRecapitoId` is less than the value. */
+                tipoRecapitoIdLessThan?: number;
+                /** @description `TipoRecapitoId` is less than or equal to the value. */
+                tipoRecapitoIdLessThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` differs from the value. */
+                tipoRecapitoIdNotEqualTo?: number;
+                /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdBetween?: number[];
+                /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdIn?: number[];
+                /** @description `Recapito` equals the value. */
+                recapito?: string;
+                /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+                recapitoStartsWith?: string;
+                /** @description `Recapito` ends with the value, matched literally. */
+                recapitoEndsWith?: string;
+                /** @description `Recapito` contains the value, matched literally. */
+                recapitoContains?: string;
+                /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                recapitoLike?: string;
+                /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoBetween?: string[];
+                /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoIn?: string[];
+                /** @description `CodiceEsterno` equals the value. */
+                codiceEsterno?: string;
+                /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+                codiceEsternoStartsWith?: string;
+                /** @description `CodiceEsterno` ends with the value, matched literally. */
+                codiceEsternoEndsWith?: string;
+                /** @description `CodiceEsterno` contains the value, matched literally. */
+                codiceEsternoContains?: string;
+                /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                codiceEsternoLike?: string;
+                /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoBetween?: string[];
+                /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoIn?: string[];
+                /** @description Rows to skip; default 0. */
+                skip?: number;
+                /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
+                take?: number;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                include?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search subject contacts (query string)
+         * @description Same search as the POST, with every parameter in the query string. Requires the
+         *     `Admin` role. Answers JSON, CSV (`.csv`, `format=csv` or `Accept: text/csv`) or JSONP.
+         */
+        get: operations["SoggettoRecapitoQueryGetApiJson"];
+        put?: never;
+        /**
+         * Search subject contacts
+         * @description Searches `SoggettoRecapito` records (contacts of subjects). Parameters come from the
+         *     body (JSON or form); a query parameter fills a property the body left out. Requires
+         *     the `Admin` role. Answers JSON, CSV (`.csv`, `format=csv` or `Accept: text/csv`) or JSONP.
+         */
+        post: operations["SoggettoRecapitoQueryApiJson"];
+        delete?: never;
+        options?: never;
+        /**
+         * Search subject contacts (query string) (HEAD)
+         * @description Same search as the POST, with every parameter in the query string. Requires the
+         *     `Admin` role. Answers JSON, CSV (`.csv`, `format=csv` or `Accept: text/csv`) or JSONP.
+         */
+        head: operations["SoggettoRecapitoQueryGetApiJsonHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/SoggettoRecapitoQuery.csv": {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `SoggettoId` equals the value. */
+                soggettoId?: number;
+                /** @description `SoggettoId` is greater than or equal to the value. */
+                soggettoIdGreaterThanOrEqualTo?: number;
+                /** @description `SoggettoId` is greater than the value. */
+                soggettoIdGreaterThan?: number;
+                /** @description `SoggettoId` is less than the value. */
+                soggettoIdLessThan?: number;
+                /** @description `SoggettoId` is less than or equal to the value. */
+                soggettoIdLessThanOrEqualTo?: number;
+                /** @description `SoggettoId` differs from the value. */
+                soggettoIdNotEqualTo?: number;
+                /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdBetween?: number[];
+                /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdIn?: number[];
+                /** @description `TipoRecapitoId` equals the value. */
+                tipoRecapitoId?: number;
+                /** @description `TipoRecapitoId` is greater than or equal to the value. */
+                tipoRecapitoIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` is greater than the value. */
+                tipoRecapitoIdGreaterThan?: number;
+                /** @description `TipoRecapitoId` is less than the value. */
+                tipoRecapitoIdLessThan?: number;
+                /** @description `TipoRecapitoId` is less than or equal to the value. */
+                tipoRecapitoIdLessThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` differs from the value. */
+                tipoRecapitoIdNotEqualTo?: number;
+                /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdBetween?: number[];
+                /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdIn?: number[];
+                /** @description `Recapito` equals the value. */
+                recapito?: string;
+                /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+                recapitoStartsWith?: string;
+                /** @description `Recapito` ends with the value, matched literally. */
+                recapitoEndsWith?: string;
+                /** @description `Recapito` contains the value, matched literally. */
+                recapitoContains?: string;
+                /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                recapitoLike?: string;
+                /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoBetween?: string[];
+                /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoIn?: string[];
+                /** @description `CodiceEsterno` equals the value. */
+                codiceEsterno?: string;
+                /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+                codiceEsternoStartsWith?: string;
+                /** @description `CodiceEsterno` ends with the value, matched literally. */
+                codiceEsternoEndsWith?: string;
+                /** @description `CodiceEsterno` contains the value, matched literally. */
+                codiceEsternoContains?: string;
+                /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                codiceEsternoLike?: string;
+                /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoBetween?: string[];
+                /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoIn?: string[];
+                /** @description Rows to skip; default 0. */
+                skip?: number;
+                /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
+                take?: number;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                include?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search subject contacts (query string)
+         * @description Same search as the POST, with every parameter in the query string. Requires the
+         *     `Admin` role. Answers JSON, CSV (`.csv`, `format=csv` or `Accept: text/csv`) or JSONP.
+         */
+        get: operations["SoggettoRecapitoQueryGetApiCsv"];
+        put?: never;
+        /**
+         * Search subject contacts
+         * @description Searches `SoggettoRecapito` records (contacts of subjects). Parameters come from the
+         *     body (JSON or form); a query parameter fills a property the body left out. Requires
+         *     the `Admin` role. Answers JSON, CSV (`.csv`, `format=csv` or `Accept: text/csv`) or JSONP.
+         */
+        post: operations["SoggettoRecapitoQueryApiCsv"];
+        delete?: never;
+        options?: never;
+        /**
+         * Search subject contacts (query string) (HEAD)
+         * @description Same search as the POST, with every parameter in the query string. Requires the
+         *     `Admin` role. Answers JSON, CSV (`.csv`, `format=csv` or `Accept: text/csv`) or JSONP.
+         */
+        head: operations["SoggettoRecapitoQueryGetApiCsvHead"];
         patch?: never;
         trace?: never;
     };
@@ -314,6 +1936,116 @@ export interface paths {
          *     for both. Failed attempts are rate-limited per client IP (429).
          */
         post: operations["Authenticate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/credentials.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with user name (or e-mail) and password
+         * @description Opens a session. `userName` may hold the e-mail address. A wrong user or password is
+         *     401 `Unauthorized` with the message `Invalid UserName or Password`, the same answer
+         *     for both. Failed attempts are rate-limited per client IP (429).
+         */
+        post: operations["AuthenticateJson"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/json/reply/Authenticate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with user name (or e-mail) and password
+         * @description Opens a session. `userName` may hold the e-mail address. A wrong user or password is
+         *     401 `Unauthorized` with the message `Invalid UserName or Password`, the same answer
+         *     for both. Failed attempts are rate-limited per client IP (429).
+         */
+        post: operations["AuthenticateReply"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/json/reply/Authenticate.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with user name (or e-mail) and password
+         * @description Opens a session. `userName` may hold the e-mail address. A wrong user or password is
+         *     401 `Unauthorized` with the message `Invalid UserName or Password`, the same answer
+         *     for both. Failed attempts are rate-limited per client IP (429).
+         */
+        post: operations["AuthenticateReplyJson"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/Authenticate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with user name (or e-mail) and password
+         * @description Opens a session. `userName` may hold the e-mail address. A wrong user or password is
+         *     401 `Unauthorized` with the message `Invalid UserName or Password`, the same answer
+         *     for both. Failed attempts are rate-limited per client IP (429).
+         */
+        post: operations["AuthenticateApi"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/Authenticate.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with user name (or e-mail) and password
+         * @description Opens a session. `userName` may hold the e-mail address. A wrong user or password is
+         *     401 `Unauthorized` with the message `Invalid UserName or Password`, the same answer
+         *     for both. Failed attempts are rate-limited per client IP (429).
+         */
+        post: operations["AuthenticateApiJson"];
         delete?: never;
         options?: never;
         head?: never;
@@ -342,6 +2074,116 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/access-token.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange a refresh token for new tokens
+         * @description Returns a new access token and a new refresh token; the one sent is spent. Reusing a
+         *     spent refresh token revokes the whole session. An unknown, malformed, expired or
+         *     revoked refresh token is 401. Role changes reach the access token here.
+         */
+        post: operations["GetAccessTokenJson"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/json/reply/GetAccessToken": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange a refresh token for new tokens
+         * @description Returns a new access token and a new refresh token; the one sent is spent. Reusing a
+         *     spent refresh token revokes the whole session. An unknown, malformed, expired or
+         *     revoked refresh token is 401. Role changes reach the access token here.
+         */
+        post: operations["GetAccessTokenReply"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/json/reply/GetAccessToken.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange a refresh token for new tokens
+         * @description Returns a new access token and a new refresh token; the one sent is spent. Reusing a
+         *     spent refresh token revokes the whole session. An unknown, malformed, expired or
+         *     revoked refresh token is 401. Role changes reach the access token here.
+         */
+        post: operations["GetAccessTokenReplyJson"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/GetAccessToken": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange a refresh token for new tokens
+         * @description Returns a new access token and a new refresh token; the one sent is spent. Reusing a
+         *     spent refresh token revokes the whole session. An unknown, malformed, expired or
+         *     revoked refresh token is 401. Role changes reach the access token here.
+         */
+        post: operations["GetAccessTokenApi"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/GetAccessToken.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange a refresh token for new tokens
+         * @description Returns a new access token and a new refresh token; the one sent is spent. Reusing a
+         *     spent refresh token revokes the whole session. An unknown, malformed, expired or
+         *     revoked refresh token is 401. Role changes reach the access token here.
+         */
+        post: operations["GetAccessTokenApiJson"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/logout": {
         parameters: {
             query?: never;
@@ -358,6 +2200,28 @@ export interface paths {
          *     tokens are not revoked; they expire on their own.
          */
         post: operations["Logout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/logout.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out
+         * @description Revokes the refresh tokens of the caller's session. Idempotent: answers 200 `{}` again
+         *     for a session already closed, as long as the access token is still valid. Access
+         *     tokens are not revoked; they expire on their own.
+         */
+        post: operations["LogoutJson"];
         delete?: never;
         options?: never;
         head?: never;
@@ -385,6 +2249,111 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/assignroles.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give roles to a user
+         * @description Adds the roles to the user and returns all the user's roles. The change reaches the
+         *     user's access token at the next refresh. Unknown user: 404. Requires `Admin`.
+         */
+        post: operations["AssignRolesJson"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/json/reply/AssignRoles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give roles to a user
+         * @description Adds the roles to the user and returns all the user's roles. The change reaches the
+         *     user's access token at the next refresh. Unknown user: 404. Requires `Admin`.
+         */
+        post: operations["AssignRolesReply"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/json/reply/AssignRoles.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give roles to a user
+         * @description Adds the roles to the user and returns all the user's roles. The change reaches the
+         *     user's access token at the next refresh. Unknown user: 404. Requires `Admin`.
+         */
+        post: operations["AssignRolesReplyJson"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/AssignRoles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give roles to a user
+         * @description Adds the roles to the user and returns all the user's roles. The change reaches the
+         *     user's access token at the next refresh. Unknown user: 404. Requires `Admin`.
+         */
+        post: operations["AssignRolesApi"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/AssignRoles.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give roles to a user
+         * @description Adds the roles to the user and returns all the user's roles. The change reaches the
+         *     user's access token at the next refresh. Unknown user: 404. Requires `Admin`.
+         */
+        post: operations["AssignRolesApiJson"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/unassignroles": {
         parameters: {
             query?: never;
@@ -400,6 +2369,111 @@ export interface paths {
          *     user's access token at the next refresh. Unknown user: 404. Requires `Admin`.
          */
         post: operations["UnAssignRoles"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/unassignroles.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take roles from a user
+         * @description Removes the roles from the user and returns the roles left. The change reaches the
+         *     user's access token at the next refresh. Unknown user: 404. Requires `Admin`.
+         */
+        post: operations["UnAssignRolesJson"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/json/reply/UnAssignRoles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take roles from a user
+         * @description Removes the roles from the user and returns the roles left. The change reaches the
+         *     user's access token at the next refresh. Unknown user: 404. Requires `Admin`.
+         */
+        post: operations["UnAssignRolesReply"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/json/reply/UnAssignRoles.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take roles from a user
+         * @description Removes the roles from the user and returns the roles left. The change reaches the
+         *     user's access token at the next refresh. Unknown user: 404. Requires `Admin`.
+         */
+        post: operations["UnAssignRolesReplyJson"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/UnAssignRoles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take roles from a user
+         * @description Removes the roles from the user and returns the roles left. The change reaches the
+         *     user's access token at the next refresh. Unknown user: 404. Requires `Admin`.
+         */
+        post: operations["UnAssignRolesApi"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/UnAssignRoles.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take roles from a user
+         * @description Removes the roles from the user and returns the roles left. The change reaches the
+         *     user's access token at the next refresh. Unknown user: 404. Requires `Admin`.
+         */
+        post: operations["UnAssignRolesApiJson"];
         delete?: never;
         options?: never;
         head?: never;
@@ -422,7 +2496,35 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Liveness probe (HEAD)
+         * @description Answers 200 while the process is up.
+         */
+        head: operations["HealthHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/health.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness probe
+         * @description Answers 200 while the process is up.
+         */
+        get: operations["HealthJson"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Liveness probe (HEAD)
+         * @description Answers 200 while the process is up.
+         */
+        head: operations["HealthJsonHead"];
         patch?: never;
         trace?: never;
     };
@@ -442,7 +2544,131 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Readiness probe (HEAD)
+         * @description Answers 200 when the database is reachable, else 503.
+         */
+        head: operations["ReadyHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/ready.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness probe
+         * @description Answers 200 when the database is reachable, else 503.
+         */
+        get: operations["ReadyJson"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Readiness probe (HEAD)
+         * @description Answers 200 when the database is reachable, else 503.
+         */
+        head: operations["ReadyJsonHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This contract, as JSON */
+        get: operations["OpenApiJson"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /** This contract, as JSON (HEAD) */
+        head: operations["OpenApiJsonHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi.yaml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This contract, as YAML */
+        get: operations["OpenApiYaml"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /** This contract, as YAML (HEAD) */
+        head: operations["OpenApiYamlHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Interactive documentation (Swagger UI, served locally) */
+        get: operations["Docs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /** Interactive documentation (Swagger UI, served locally) (HEAD) */
+        head: operations["DocsHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/docs/{asset}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A file of the documentation page */
+        get: operations["DocsAsset"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /** A file of the documentation page (HEAD) */
+        head: operations["DocsAssetHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics
+         * @description Requests and latency per operation and status, the database pool, the process. Block it at the balancer for everyone but the monitoring system.
+         */
+        get: operations["Metrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Prometheus metrics (HEAD)
+         * @description Requests and latency per operation and status, the database pool, the process. Block it at the balancer for everyone but the monitoring system.
+         */
+        head: operations["MetricsHead"];
         patch?: never;
         trace?: never;
     };
@@ -557,6 +2783,7 @@ export interface components {
             responseStatus?: components["schemas"]["ResponseStatus"];
         };
         GetAccessToken: {
+            /** @description Any malformed token, whatever its length, is 401 like an unknown one, so probing learns nothing. */
             refreshToken: string;
         };
         GetAccessTokenResponse: {
@@ -1232,14 +3459,22 @@ export interface components {
         RegisterAutoLogin: boolean;
         /** @description Accepted and ignored (it only mattered for HTML views). */
         RegisterErrorView: string;
-        /** @description Fills `meta` when the body left it out, as JSON object text: `meta={"source":"web"}`. */
-        RegisterMeta: string;
+        /** @description Fills `meta` when the body left it out: `meta[source]=web` pairs, or JSON object text `meta={"source":"web"}` as ServiceStack clients send it. */
+        RegisterMeta: components["schemas"]["Register"]["meta"];
         /**
          * @description Where the client goes next; echoed as `referrerUrl`. Only a relative path is
          *     accepted: it starts with exactly one `/` and holds no `\` (else 400 `InvalidValue`).
          * @example /benvenuto
          */
         RegisterContinue: string;
+        /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+        FormatJson: "json";
+        /** @description The answer's format: `json` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+        FormatJsonCsv: "json" | "csv";
+        /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+        Callback: string;
+        /** @description Ignored: jQuery's JSONP cache-buster. */
+        CacheBuster: string;
     };
     requestBodies: {
         Register: {
@@ -1300,7 +3535,7 @@ export interface operations {
                 autoLogin?: components["parameters"]["RegisterAutoLogin"];
                 /** @description Accepted and ignored (it only mattered for HTML views). */
                 errorView?: components["parameters"]["RegisterErrorView"];
-                /** @description Fills `meta` when the body left it out, as JSON object text: `meta={"source":"web"}`. */
+                /** @description Fills `meta` when the body left it out: `meta[source]=web` pairs, or JSON object text `meta={"source":"web"}` as ServiceStack clients send it. */
                 meta?: components["parameters"]["RegisterMeta"];
                 /**
                  * @description Where the client goes next; echoed as `referrerUrl`. Only a relative path is
@@ -1308,6 +3543,12 @@ export interface operations {
                  * @example /benvenuto
                  */
                 continue?: components["parameters"]["RegisterContinue"];
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
             path?: never;
@@ -1361,7 +3602,7 @@ export interface operations {
                 autoLogin?: components["parameters"]["RegisterAutoLogin"];
                 /** @description Accepted and ignored (it only mattered for HTML views). */
                 errorView?: components["parameters"]["RegisterErrorView"];
-                /** @description Fills `meta` when the body left it out, as JSON object text: `meta={"source":"web"}`. */
+                /** @description Fills `meta` when the body left it out: `meta[source]=web` pairs, or JSON object text `meta={"source":"web"}` as ServiceStack clients send it. */
                 meta?: components["parameters"]["RegisterMeta"];
                 /**
                  * @description Where the client goes next; echoed as `referrerUrl`. Only a relative path is
@@ -1369,6 +3610,682 @@ export interface operations {
                  * @example /benvenuto
                  */
                 continue?: components["parameters"]["RegisterContinue"];
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["Register"];
+        responses: {
+            /** @description The user was created. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "userId": "42",
+                     *       "sessionId": "7f3c2a",
+                     *       "userName": "mario.rossi",
+                     *       "referrerUrl": "/benvenuto",
+                     *       "bearerToken": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiI0MiJ9.c2lnbmF0dXJl",
+                     *       "refreshToken": "3q2-7wAAAAA"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RegisterResponse"];
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    RegisterPutJson: {
+        parameters: {
+            query?: {
+                /** @description Fills `userName` when the body left it out. Name matching is case-insensitive. */
+                userName?: components["parameters"]["RegisterUserName"];
+                /** @description Fills `firstName` when the body left it out. */
+                firstName?: components["parameters"]["RegisterFirstName"];
+                /** @description Fills `lastName` when the body left it out. */
+                lastName?: components["parameters"]["RegisterLastName"];
+                /** @description Fills `displayName` when the body left it out. */
+                displayName?: components["parameters"]["RegisterDisplayName"];
+                /** @description Fills `email` when the body left it out. */
+                email?: components["parameters"]["RegisterEmail"];
+                /** @description Fills `autoLogin` when the body left it out; `true|false|1|0`, any case. */
+                autoLogin?: components["parameters"]["RegisterAutoLogin"];
+                /** @description Accepted and ignored (it only mattered for HTML views). */
+                errorView?: components["parameters"]["RegisterErrorView"];
+                /** @description Fills `meta` when the body left it out: `meta[source]=web` pairs, or JSON object text `meta={"source":"web"}` as ServiceStack clients send it. */
+                meta?: components["parameters"]["RegisterMeta"];
+                /**
+                 * @description Where the client goes next; echoed as `referrerUrl`. Only a relative path is
+                 *     accepted: it starts with exactly one `/` and holds no `\` (else 400 `InvalidValue`).
+                 * @example /benvenuto
+                 */
+                continue?: components["parameters"]["RegisterContinue"];
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["Register"];
+        responses: {
+            /** @description The user was created. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "userId": "42",
+                     *       "sessionId": "7f3c2a",
+                     *       "userName": "mario.rossi",
+                     *       "referrerUrl": "/benvenuto",
+                     *       "bearerToken": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiI0MiJ9.c2lnbmF0dXJl",
+                     *       "refreshToken": "3q2-7wAAAAA"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RegisterResponse"];
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    RegisterJson: {
+        parameters: {
+            query?: {
+                /** @description Fills `userName` when the body left it out. Name matching is case-insensitive. */
+                userName?: components["parameters"]["RegisterUserName"];
+                /** @description Fills `firstName` when the body left it out. */
+                firstName?: components["parameters"]["RegisterFirstName"];
+                /** @description Fills `lastName` when the body left it out. */
+                lastName?: components["parameters"]["RegisterLastName"];
+                /** @description Fills `displayName` when the body left it out. */
+                displayName?: components["parameters"]["RegisterDisplayName"];
+                /** @description Fills `email` when the body left it out. */
+                email?: components["parameters"]["RegisterEmail"];
+                /** @description Fills `autoLogin` when the body left it out; `true|false|1|0`, any case. */
+                autoLogin?: components["parameters"]["RegisterAutoLogin"];
+                /** @description Accepted and ignored (it only mattered for HTML views). */
+                errorView?: components["parameters"]["RegisterErrorView"];
+                /** @description Fills `meta` when the body left it out: `meta[source]=web` pairs, or JSON object text `meta={"source":"web"}` as ServiceStack clients send it. */
+                meta?: components["parameters"]["RegisterMeta"];
+                /**
+                 * @description Where the client goes next; echoed as `referrerUrl`. Only a relative path is
+                 *     accepted: it starts with exactly one `/` and holds no `\` (else 400 `InvalidValue`).
+                 * @example /benvenuto
+                 */
+                continue?: components["parameters"]["RegisterContinue"];
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["Register"];
+        responses: {
+            /** @description The user was created. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "userId": "42",
+                     *       "sessionId": "7f3c2a",
+                     *       "userName": "mario.rossi",
+                     *       "referrerUrl": "/benvenuto",
+                     *       "bearerToken": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiI0MiJ9.c2lnbmF0dXJl",
+                     *       "refreshToken": "3q2-7wAAAAA"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RegisterResponse"];
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    RegisterPutReply: {
+        parameters: {
+            query?: {
+                /** @description Fills `userName` when the body left it out. Name matching is case-insensitive. */
+                userName?: components["parameters"]["RegisterUserName"];
+                /** @description Fills `firstName` when the body left it out. */
+                firstName?: components["parameters"]["RegisterFirstName"];
+                /** @description Fills `lastName` when the body left it out. */
+                lastName?: components["parameters"]["RegisterLastName"];
+                /** @description Fills `displayName` when the body left it out. */
+                displayName?: components["parameters"]["RegisterDisplayName"];
+                /** @description Fills `email` when the body left it out. */
+                email?: components["parameters"]["RegisterEmail"];
+                /** @description Fills `autoLogin` when the body left it out; `true|false|1|0`, any case. */
+                autoLogin?: components["parameters"]["RegisterAutoLogin"];
+                /** @description Accepted and ignored (it only mattered for HTML views). */
+                errorView?: components["parameters"]["RegisterErrorView"];
+                /** @description Fills `meta` when the body left it out: `meta[source]=web` pairs, or JSON object text `meta={"source":"web"}` as ServiceStack clients send it. */
+                meta?: components["parameters"]["RegisterMeta"];
+                /**
+                 * @description Where the client goes next; echoed as `referrerUrl`. Only a relative path is
+                 *     accepted: it starts with exactly one `/` and holds no `\` (else 400 `InvalidValue`).
+                 * @example /benvenuto
+                 */
+                continue?: components["parameters"]["RegisterContinue"];
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["Register"];
+        responses: {
+            /** @description The user was created. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "userId": "42",
+                     *       "sessionId": "7f3c2a",
+                     *       "userName": "mario.rossi",
+                     *       "referrerUrl": "/benvenuto",
+                     *       "bearerToken": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiI0MiJ9.c2lnbmF0dXJl",
+                     *       "refreshToken": "3q2-7wAAAAA"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RegisterResponse"];
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    RegisterReply: {
+        parameters: {
+            query?: {
+                /** @description Fills `userName` when the body left it out. Name matching is case-insensitive. */
+                userName?: components["parameters"]["RegisterUserName"];
+                /** @description Fills `firstName` when the body left it out. */
+                firstName?: components["parameters"]["RegisterFirstName"];
+                /** @description Fills `lastName` when the body left it out. */
+                lastName?: components["parameters"]["RegisterLastName"];
+                /** @description Fills `displayName` when the body left it out. */
+                displayName?: components["parameters"]["RegisterDisplayName"];
+                /** @description Fills `email` when the body left it out. */
+                email?: components["parameters"]["RegisterEmail"];
+                /** @description Fills `autoLogin` when the body left it out; `true|false|1|0`, any case. */
+                autoLogin?: components["parameters"]["RegisterAutoLogin"];
+                /** @description Accepted and ignored (it only mattered for HTML views). */
+                errorView?: components["parameters"]["RegisterErrorView"];
+                /** @description Fills `meta` when the body left it out: `meta[source]=web` pairs, or JSON object text `meta={"source":"web"}` as ServiceStack clients send it. */
+                meta?: components["parameters"]["RegisterMeta"];
+                /**
+                 * @description Where the client goes next; echoed as `referrerUrl`. Only a relative path is
+                 *     accepted: it starts with exactly one `/` and holds no `\` (else 400 `InvalidValue`).
+                 * @example /benvenuto
+                 */
+                continue?: components["parameters"]["RegisterContinue"];
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["Register"];
+        responses: {
+            /** @description The user was created. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "userId": "42",
+                     *       "sessionId": "7f3c2a",
+                     *       "userName": "mario.rossi",
+                     *       "referrerUrl": "/benvenuto",
+                     *       "bearerToken": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiI0MiJ9.c2lnbmF0dXJl",
+                     *       "refreshToken": "3q2-7wAAAAA"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RegisterResponse"];
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    RegisterPutReplyJson: {
+        parameters: {
+            query?: {
+                /** @description Fills `userName` when the body left it out. Name matching is case-insensitive. */
+                userName?: components["parameters"]["RegisterUserName"];
+                /** @description Fills `firstName` when the body left it out. */
+                firstName?: components["parameters"]["RegisterFirstName"];
+                /** @description Fills `lastName` when the body left it out. */
+                lastName?: components["parameters"]["RegisterLastName"];
+                /** @description Fills `displayName` when the body left it out. */
+                displayName?: components["parameters"]["RegisterDisplayName"];
+                /** @description Fills `email` when the body left it out. */
+                email?: components["parameters"]["RegisterEmail"];
+                /** @description Fills `autoLogin` when the body left it out; `true|false|1|0`, any case. */
+                autoLogin?: components["parameters"]["RegisterAutoLogin"];
+                /** @description Accepted and ignored (it only mattered for HTML views). */
+                errorView?: components["parameters"]["RegisterErrorView"];
+                /** @description Fills `meta` when the body left it out: `meta[source]=web` pairs, or JSON object text `meta={"source":"web"}` as ServiceStack clients send it. */
+                meta?: components["parameters"]["RegisterMeta"];
+                /**
+                 * @description Where the client goes next; echoed as `referrerUrl`. Only a relative path is
+                 *     accepted: it starts with exactly one `/` and holds no `\` (else 400 `InvalidValue`).
+                 * @example /benvenuto
+                 */
+                continue?: components["parameters"]["RegisterContinue"];
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["Register"];
+        responses: {
+            /** @description The user was created. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "userId": "42",
+                     *       "sessionId": "7f3c2a",
+                     *       "userName": "mario.rossi",
+                     *       "referrerUrl": "/benvenuto",
+                     *       "bearerToken": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiI0MiJ9.c2lnbmF0dXJl",
+                     *       "refreshToken": "3q2-7wAAAAA"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RegisterResponse"];
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    RegisterReplyJson: {
+        parameters: {
+            query?: {
+                /** @description Fills `userName` when the body left it out. Name matching is case-insensitive. */
+                userName?: components["parameters"]["RegisterUserName"];
+                /** @description Fills `firstName` when the body left it out. */
+                firstName?: components["parameters"]["RegisterFirstName"];
+                /** @description Fills `lastName` when the body left it out. */
+                lastName?: components["parameters"]["RegisterLastName"];
+                /** @description Fills `displayName` when the body left it out. */
+                displayName?: components["parameters"]["RegisterDisplayName"];
+                /** @description Fills `email` when the body left it out. */
+                email?: components["parameters"]["RegisterEmail"];
+                /** @description Fills `autoLogin` when the body left it out; `true|false|1|0`, any case. */
+                autoLogin?: components["parameters"]["RegisterAutoLogin"];
+                /** @description Accepted and ignored (it only mattered for HTML views). */
+                errorView?: components["parameters"]["RegisterErrorView"];
+                /** @description Fills `meta` when the body left it out: `meta[source]=web` pairs, or JSON object text `meta={"source":"web"}` as ServiceStack clients send it. */
+                meta?: components["parameters"]["RegisterMeta"];
+                /**
+                 * @description Where the client goes next; echoed as `referrerUrl`. Only a relative path is
+                 *     accepted: it starts with exactly one `/` and holds no `\` (else 400 `InvalidValue`).
+                 * @example /benvenuto
+                 */
+                continue?: components["parameters"]["RegisterContinue"];
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["Register"];
+        responses: {
+            /** @description The user was created. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "userId": "42",
+                     *       "sessionId": "7f3c2a",
+                     *       "userName": "mario.rossi",
+                     *       "referrerUrl": "/benvenuto",
+                     *       "bearerToken": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiI0MiJ9.c2lnbmF0dXJl",
+                     *       "refreshToken": "3q2-7wAAAAA"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RegisterResponse"];
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    RegisterPutApi: {
+        parameters: {
+            query?: {
+                /** @description Fills `userName` when the body left it out. Name matching is case-insensitive. */
+                userName?: components["parameters"]["RegisterUserName"];
+                /** @description Fills `firstName` when the body left it out. */
+                firstName?: components["parameters"]["RegisterFirstName"];
+                /** @description Fills `lastName` when the body left it out. */
+                lastName?: components["parameters"]["RegisterLastName"];
+                /** @description Fills `displayName` when the body left it out. */
+                displayName?: components["parameters"]["RegisterDisplayName"];
+                /** @description Fills `email` when the body left it out. */
+                email?: components["parameters"]["RegisterEmail"];
+                /** @description Fills `autoLogin` when the body left it out; `true|false|1|0`, any case. */
+                autoLogin?: components["parameters"]["RegisterAutoLogin"];
+                /** @description Accepted and ignored (it only mattered for HTML views). */
+                errorView?: components["parameters"]["RegisterErrorView"];
+                /** @description Fills `meta` when the body left it out: `meta[source]=web` pairs, or JSON object text `meta={"source":"web"}` as ServiceStack clients send it. */
+                meta?: components["parameters"]["RegisterMeta"];
+                /**
+                 * @description Where the client goes next; echoed as `referrerUrl`. Only a relative path is
+                 *     accepted: it starts with exactly one `/` and holds no `\` (else 400 `InvalidValue`).
+                 * @example /benvenuto
+                 */
+                continue?: components["parameters"]["RegisterContinue"];
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["Register"];
+        responses: {
+            /** @description The user was created. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "userId": "42",
+                     *       "sessionId": "7f3c2a",
+                     *       "userName": "mario.rossi",
+                     *       "referrerUrl": "/benvenuto",
+                     *       "bearerToken": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiI0MiJ9.c2lnbmF0dXJl",
+                     *       "refreshToken": "3q2-7wAAAAA"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RegisterResponse"];
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    RegisterApi: {
+        parameters: {
+            query?: {
+                /** @description Fills `userName` when the body left it out. Name matching is case-insensitive. */
+                userName?: components["parameters"]["RegisterUserName"];
+                /** @description Fills `firstName` when the body left it out. */
+                firstName?: components["parameters"]["RegisterFirstName"];
+                /** @description Fills `lastName` when the body left it out. */
+                lastName?: components["parameters"]["RegisterLastName"];
+                /** @description Fills `displayName` when the body left it out. */
+                displayName?: components["parameters"]["RegisterDisplayName"];
+                /** @description Fills `email` when the body left it out. */
+                email?: components["parameters"]["RegisterEmail"];
+                /** @description Fills `autoLogin` when the body left it out; `true|false|1|0`, any case. */
+                autoLogin?: components["parameters"]["RegisterAutoLogin"];
+                /** @description Accepted and ignored (it only mattered for HTML views). */
+                errorView?: components["parameters"]["RegisterErrorView"];
+                /** @description Fills `meta` when the body left it out: `meta[source]=web` pairs, or JSON object text `meta={"source":"web"}` as ServiceStack clients send it. */
+                meta?: components["parameters"]["RegisterMeta"];
+                /**
+                 * @description Where the client goes next; echoed as `referrerUrl`. Only a relative path is
+                 *     accepted: it starts with exactly one `/` and holds no `\` (else 400 `InvalidValue`).
+                 * @example /benvenuto
+                 */
+                continue?: components["parameters"]["RegisterContinue"];
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["Register"];
+        responses: {
+            /** @description The user was created. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "userId": "42",
+                     *       "sessionId": "7f3c2a",
+                     *       "userName": "mario.rossi",
+                     *       "referrerUrl": "/benvenuto",
+                     *       "bearerToken": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiI0MiJ9.c2lnbmF0dXJl",
+                     *       "refreshToken": "3q2-7wAAAAA"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RegisterResponse"];
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    RegisterPutApiJson: {
+        parameters: {
+            query?: {
+                /** @description Fills `userName` when the body left it out. Name matching is case-insensitive. */
+                userName?: components["parameters"]["RegisterUserName"];
+                /** @description Fills `firstName` when the body left it out. */
+                firstName?: components["parameters"]["RegisterFirstName"];
+                /** @description Fills `lastName` when the body left it out. */
+                lastName?: components["parameters"]["RegisterLastName"];
+                /** @description Fills `displayName` when the body left it out. */
+                displayName?: components["parameters"]["RegisterDisplayName"];
+                /** @description Fills `email` when the body left it out. */
+                email?: components["parameters"]["RegisterEmail"];
+                /** @description Fills `autoLogin` when the body left it out; `true|false|1|0`, any case. */
+                autoLogin?: components["parameters"]["RegisterAutoLogin"];
+                /** @description Accepted and ignored (it only mattered for HTML views). */
+                errorView?: components["parameters"]["RegisterErrorView"];
+                /** @description Fills `meta` when the body left it out: `meta[source]=web` pairs, or JSON object text `meta={"source":"web"}` as ServiceStack clients send it. */
+                meta?: components["parameters"]["RegisterMeta"];
+                /**
+                 * @description Where the client goes next; echoed as `referrerUrl`. Only a relative path is
+                 *     accepted: it starts with exactly one `/` and holds no `\` (else 400 `InvalidValue`).
+                 * @example /benvenuto
+                 */
+                continue?: components["parameters"]["RegisterContinue"];
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["Register"];
+        responses: {
+            /** @description The user was created. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "userId": "42",
+                     *       "sessionId": "7f3c2a",
+                     *       "userName": "mario.rossi",
+                     *       "referrerUrl": "/benvenuto",
+                     *       "bearerToken": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiI0MiJ9.c2lnbmF0dXJl",
+                     *       "refreshToken": "3q2-7wAAAAA"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RegisterResponse"];
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    RegisterApiJson: {
+        parameters: {
+            query?: {
+                /** @description Fills `userName` when the body left it out. Name matching is case-insensitive. */
+                userName?: components["parameters"]["RegisterUserName"];
+                /** @description Fills `firstName` when the body left it out. */
+                firstName?: components["parameters"]["RegisterFirstName"];
+                /** @description Fills `lastName` when the body left it out. */
+                lastName?: components["parameters"]["RegisterLastName"];
+                /** @description Fills `displayName` when the body left it out. */
+                displayName?: components["parameters"]["RegisterDisplayName"];
+                /** @description Fills `email` when the body left it out. */
+                email?: components["parameters"]["RegisterEmail"];
+                /** @description Fills `autoLogin` when the body left it out; `true|false|1|0`, any case. */
+                autoLogin?: components["parameters"]["RegisterAutoLogin"];
+                /** @description Accepted and ignored (it only mattered for HTML views). */
+                errorView?: components["parameters"]["RegisterErrorView"];
+                /** @description Fills `meta` when the body left it out: `meta[source]=web` pairs, or JSON object text `meta={"source":"web"}` as ServiceStack clients send it. */
+                meta?: components["parameters"]["RegisterMeta"];
+                /**
+                 * @description Where the client goes next; echoed as `referrerUrl`. Only a relative path is
+                 *     accepted: it starts with exactly one `/` and holds no `\` (else 400 `InvalidValue`).
+                 * @example /benvenuto
+                 */
+                continue?: components["parameters"]["RegisterContinue"];
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
             path?: never;
@@ -1407,7 +4324,14 @@ export interface operations {
     };
     GetImpiantoFilesRequest: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
             header?: never;
             path: {
                 /**
@@ -1468,6 +4392,838 @@ export interface operations {
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    GetImpiantoFilesRequestHead: {
+        parameters: {
+            query?: {
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the installation; an int32 of at least 1 (else 400, field `ImpiantoId`).
+                 * @example 5
+                 */
+                ImpiantoId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The root and its contents. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No, malformed, expired or badly signed token, or wrong credentials. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Authenticated, but without the role the operation requires. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unknown route, unknown operation under `/json/reply/`, or unknown resource. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    GetImpiantoFilesRequestJson: {
+        parameters: {
+            query?: {
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the installation; an int32 of at least 1 (else 400, field `ImpiantoId`).
+                 * @example 5
+                 */
+                ImpiantoId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The root and its contents. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "rootFile": {
+                     *         "id": 10,
+                     *         "nome": "Documenti",
+                     *         "isFolder": true,
+                     *         "dataCreazione": "2026-11-20T10:15:30.000Z",
+                     *         "dataAggiornamento": "2026-11-20T10:15:30.000Z",
+                     *         "impiantoId": 5
+                     *       },
+                     *       "contents": [
+                     *         {
+                     *           "id": 12,
+                     *           "nome": "Schemi",
+                     *           "isFolder": true,
+                     *           "folderId": 10,
+                     *           "dataCreazione": "2026-11-20T10:16:00.000Z",
+                     *           "dataAggiornamento": "2026-11-21T08:00:00.000Z",
+                     *           "impiantoId": 5
+                     *         },
+                     *         {
+                     *           "id": 11,
+                     *           "nome": "collaudo.pdf",
+                     *           "isFolder": false,
+                     *           "folderId": 10,
+                     *           "dataCreazione": "2026-11-20T10:15:31.000Z",
+                     *           "dataAggiornamento": "2026-11-20T10:15:31.000Z",
+                     *           "impiantoId": 5
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetImpiantoFilesResponse"];
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    GetImpiantoFilesRequestJsonHead: {
+        parameters: {
+            query?: {
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the installation; an int32 of at least 1 (else 400, field `ImpiantoId`).
+                 * @example 5
+                 */
+                ImpiantoId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The root and its contents. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No, malformed, expired or badly signed token, or wrong credentials. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Authenticated, but without the role the operation requires. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unknown route, unknown operation under `/json/reply/`, or unknown resource. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    GetImpiantoFilesRequestReply: {
+        parameters: {
+            query: {
+                /**
+                 * @description Id of the installation; an int32 of at least 1 (else 400, field `ImpiantoId`).
+                 * @example 5
+                 */
+                impiantoId: number;
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The root and its contents. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "rootFile": {
+                     *         "id": 10,
+                     *         "nome": "Documenti",
+                     *         "isFolder": true,
+                     *         "dataCreazione": "2026-11-20T10:15:30.000Z",
+                     *         "dataAggiornamento": "2026-11-20T10:15:30.000Z",
+                     *         "impiantoId": 5
+                     *       },
+                     *       "contents": [
+                     *         {
+                     *           "id": 12,
+                     *           "nome": "Schemi",
+                     *           "isFolder": true,
+                     *           "folderId": 10,
+                     *           "dataCreazione": "2026-11-20T10:16:00.000Z",
+                     *           "dataAggiornamento": "2026-11-21T08:00:00.000Z",
+                     *           "impiantoId": 5
+                     *         },
+                     *         {
+                     *           "id": 11,
+                     *           "nome": "collaudo.pdf",
+                     *           "isFolder": false,
+                     *           "folderId": 10,
+                     *           "dataCreazione": "2026-11-20T10:15:31.000Z",
+                     *           "dataAggiornamento": "2026-11-20T10:15:31.000Z",
+                     *           "impiantoId": 5
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetImpiantoFilesResponse"];
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    GetImpiantoFilesRequestReplyHead: {
+        parameters: {
+            query: {
+                /**
+                 * @description Id of the installation; an int32 of at least 1 (else 400, field `ImpiantoId`).
+                 * @example 5
+                 */
+                impiantoId: number;
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The root and its contents. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No, malformed, expired or badly signed token, or wrong credentials. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Authenticated, but without the role the operation requires. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unknown route, unknown operation under `/json/reply/`, or unknown resource. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    GetImpiantoFilesRequestReplyJson: {
+        parameters: {
+            query: {
+                /**
+                 * @description Id of the installation; an int32 of at least 1 (else 400, field `ImpiantoId`).
+                 * @example 5
+                 */
+                impiantoId: number;
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The root and its contents. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "rootFile": {
+                     *         "id": 10,
+                     *         "nome": "Documenti",
+                     *         "isFolder": true,
+                     *         "dataCreazione": "2026-11-20T10:15:30.000Z",
+                     *         "dataAggiornamento": "2026-11-20T10:15:30.000Z",
+                     *         "impiantoId": 5
+                     *       },
+                     *       "contents": [
+                     *         {
+                     *           "id": 12,
+                     *           "nome": "Schemi",
+                     *           "isFolder": true,
+                     *           "folderId": 10,
+                     *           "dataCreazione": "2026-11-20T10:16:00.000Z",
+                     *           "dataAggiornamento": "2026-11-21T08:00:00.000Z",
+                     *           "impiantoId": 5
+                     *         },
+                     *         {
+                     *           "id": 11,
+                     *           "nome": "collaudo.pdf",
+                     *           "isFolder": false,
+                     *           "folderId": 10,
+                     *           "dataCreazione": "2026-11-20T10:15:31.000Z",
+                     *           "dataAggiornamento": "2026-11-20T10:15:31.000Z",
+                     *           "impiantoId": 5
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetImpiantoFilesResponse"];
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    GetImpiantoFilesRequestReplyJsonHead: {
+        parameters: {
+            query: {
+                /**
+                 * @description Id of the installation; an int32 of at least 1 (else 400, field `ImpiantoId`).
+                 * @example 5
+                 */
+                impiantoId: number;
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The root and its contents. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No, malformed, expired or badly signed token, or wrong credentials. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Authenticated, but without the role the operation requires. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unknown route, unknown operation under `/json/reply/`, or unknown resource. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    GetImpiantoFilesRequestApi: {
+        parameters: {
+            query: {
+                /**
+                 * @description Id of the installation; an int32 of at least 1 (else 400, field `ImpiantoId`).
+                 * @example 5
+                 */
+                impiantoId: number;
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The root and its contents. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "rootFile": {
+                     *         "id": 10,
+                     *         "nome": "Documenti",
+                     *         "isFolder": true,
+                     *         "dataCreazione": "2026-11-20T10:15:30.000Z",
+                     *         "dataAggiornamento": "2026-11-20T10:15:30.000Z",
+                     *         "impiantoId": 5
+                     *       },
+                     *       "contents": [
+                     *         {
+                     *           "id": 12,
+                     *           "nome": "Schemi",
+                     *           "isFolder": true,
+                     *           "folderId": 10,
+                     *           "dataCreazione": "2026-11-20T10:16:00.000Z",
+                     *           "dataAggiornamento": "2026-11-21T08:00:00.000Z",
+                     *           "impiantoId": 5
+                     *         },
+                     *         {
+                     *           "id": 11,
+                     *           "nome": "collaudo.pdf",
+                     *           "isFolder": false,
+                     *           "folderId": 10,
+                     *           "dataCreazione": "2026-11-20T10:15:31.000Z",
+                     *           "dataAggiornamento": "2026-11-20T10:15:31.000Z",
+                     *           "impiantoId": 5
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetImpiantoFilesResponse"];
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    GetImpiantoFilesRequestApiHead: {
+        parameters: {
+            query: {
+                /**
+                 * @description Id of the installation; an int32 of at least 1 (else 400, field `ImpiantoId`).
+                 * @example 5
+                 */
+                impiantoId: number;
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The root and its contents. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No, malformed, expired or badly signed token, or wrong credentials. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Authenticated, but without the role the operation requires. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unknown route, unknown operation under `/json/reply/`, or unknown resource. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    GetImpiantoFilesRequestApiJson: {
+        parameters: {
+            query: {
+                /**
+                 * @description Id of the installation; an int32 of at least 1 (else 400, field `ImpiantoId`).
+                 * @example 5
+                 */
+                impiantoId: number;
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The root and its contents. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "rootFile": {
+                     *         "id": 10,
+                     *         "nome": "Documenti",
+                     *         "isFolder": true,
+                     *         "dataCreazione": "2026-11-20T10:15:30.000Z",
+                     *         "dataAggiornamento": "2026-11-20T10:15:30.000Z",
+                     *         "impiantoId": 5
+                     *       },
+                     *       "contents": [
+                     *         {
+                     *           "id": 12,
+                     *           "nome": "Schemi",
+                     *           "isFolder": true,
+                     *           "folderId": 10,
+                     *           "dataCreazione": "2026-11-20T10:16:00.000Z",
+                     *           "dataAggiornamento": "2026-11-21T08:00:00.000Z",
+                     *           "impiantoId": 5
+                     *         },
+                     *         {
+                     *           "id": 11,
+                     *           "nome": "collaudo.pdf",
+                     *           "isFolder": false,
+                     *           "folderId": 10,
+                     *           "dataCreazione": "2026-11-20T10:15:31.000Z",
+                     *           "dataAggiornamento": "2026-11-20T10:15:31.000Z",
+                     *           "impiantoId": 5
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetImpiantoFilesResponse"];
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    GetImpiantoFilesRequestApiJsonHead: {
+        parameters: {
+            query: {
+                /**
+                 * @description Id of the installation; an int32 of at least 1 (else 400, field `ImpiantoId`).
+                 * @example 5
+                 */
+                impiantoId: number;
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The root and its contents. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No, malformed, expired or badly signed token, or wrong credentials. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Authenticated, but without the role the operation requires. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unknown route, unknown operation under `/json/reply/`, or unknown resource. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     CaratteristicaGruppoQueryGet: {
@@ -1565,8 +5321,16 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: JSON object text. */
-                meta?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `json` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonCsv"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
             path?: never;
@@ -1610,8 +5374,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -1713,8 +5475,16 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: JSON object text. */
-                meta?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `json` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonCsv"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
             path?: never;
@@ -1777,12 +5547,2627 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    CaratteristicaGruppoQueryGetHead: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `Descrizione` equals the value. */
+                descrizione?: string;
+                /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+                descrizioneStartsWith?: string;
+                /** @description `Descrizione` ends with the value, matched literally. */
+                descrizioneEndsWith?: string;
+                /** @description `Descrizione` contains the value, matched literally. */
+                descrizioneContains?: string;
+                /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                descrizioneLike?: string;
+                /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneBetween?: string[];
+                /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneIn?: string[];
+                /** @description `TipoCaratteristicaSezioneId` equals the value. */
+                tipoCaratteristicaSezioneId?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
+                tipoCaratteristicaSezioneIdGreaterThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than the value. */
+                tipoCaratteristicaSezioneIdLessThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` differs from the value. */
+                tipoCaratteristicaSezioneIdNotEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdBetween?: number[];
+                /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdIn?: number[];
+                /** @description `IsDisattiva` equals the value. */
+                isDisattiva?: boolean;
+                /** @description `IconaImmagineId` equals the value. */
+                iconaImmagineId?: number;
+                /** @description `IconaImmagineId` is greater than or equal to the value. */
+                iconaImmagineIdGreaterThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` is greater than the value. */
+                iconaImmagineIdGreaterThan?: number;
+                /** @description `IconaImmagineId` is less than the value. */
+                iconaImmagineIdLessThan?: number;
+                /** @description `IconaImmagineId` is less than or equal to the value. */
+                iconaImmagineIdLessThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` differs from the value. */
+                iconaImmagineIdNotEqualTo?: number;
+                /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdBetween?: number[];
+                /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdIn?: number[];
+                /** @description `OrdineVista` equals the value. */
+                ordineVista?: number;
+                /** @description `OrdineVista` is greater than or equal to the value. */
+                ordineVistaGreaterThanOrEqualTo?: number;
+                /** @description `OrdineVista` is greater than the value. */
+                ordineVistaGreaterThan?: number;
+                /** @description `OrdineVista` is less than the value. */
+                ordineVistaLessThan?: number;
+                /** @description `OrdineVista` is less than or equal to the value. */
+                ordineVistaLessThanOrEqualTo?: number;
+                /** @description `OrdineVista` differs from the value. */
+                ordineVistaNotEqualTo?: number;
+                /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaBetween?: number[];
+                /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaIn?: number[];
+                /** @description Rows to skip; default 0. */
+                skip?: number;
+                /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
+                take?: number;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                include?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `json` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonCsv"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of `CaratteristicaGruppo` records. */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No, malformed, expired or badly signed token, or wrong credentials. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Authenticated, but without the role the operation requires. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body is neither JSON nor form-urlencoded. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    CaratteristicaGruppoQueryGetJson: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `Descrizione` equals the value. */
+                descrizione?: string;
+                /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+                descrizioneStartsWith?: string;
+                /** @description `Descrizione` ends with the value, matched literally. */
+                descrizioneEndsWith?: string;
+                /** @description `Descrizione` contains the value, matched literally. */
+                descrizioneContains?: string;
+                /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                descrizioneLike?: string;
+                /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneBetween?: string[];
+                /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneIn?: string[];
+                /** @description `TipoCaratteristicaSezioneId` equals the value. */
+                tipoCaratteristicaSezioneId?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
+                tipoCaratteristicaSezioneIdGreaterThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than the value. */
+                tipoCaratteristicaSezioneIdLessThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` differs from the value. */
+                tipoCaratteristicaSezioneIdNotEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdBetween?: number[];
+                /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdIn?: number[];
+                /** @description `IsDisattiva` equals the value. */
+                isDisattiva?: boolean;
+                /** @description `IconaImmagineId` equals the value. */
+                iconaImmagineId?: number;
+                /** @description `IconaImmagineId` is greater than or equal to the value. */
+                iconaImmagineIdGreaterThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` is greater than the value. */
+                iconaImmagineIdGreaterThan?: number;
+                /** @description `IconaImmagineId` is less than the value. */
+                iconaImmagineIdLessThan?: number;
+                /** @description `IconaImmagineId` is less than or equal to the value. */
+                iconaImmagineIdLessThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` differs from the value. */
+                iconaImmagineIdNotEqualTo?: number;
+                /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdBetween?: number[];
+                /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdIn?: number[];
+                /** @description `OrdineVista` equals the value. */
+                ordineVista?: number;
+                /** @description `OrdineVista` is greater than or equal to the value. */
+                ordineVistaGreaterThanOrEqualTo?: number;
+                /** @description `OrdineVista` is greater than the value. */
+                ordineVistaGreaterThan?: number;
+                /** @description `OrdineVista` is less than the value. */
+                ordineVistaLessThan?: number;
+                /** @description `OrdineVista` is less than or equal to the value. */
+                ordineVistaLessThanOrEqualTo?: number;
+                /** @description `OrdineVista` differs from the value. */
+                ordineVistaNotEqualTo?: number;
+                /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaBetween?: number[];
+                /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaIn?: number[];
+                /** @description Rows to skip; default 0. */
+                skip?: number;
+                /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
+                take?: number;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                include?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `json` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonCsv"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of `CaratteristicaGruppo` records. */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "offset": 0,
+                     *       "total": 1,
+                     *       "results": [
+                     *         {
+                     *           "id": 1,
+                     *           "descrizione": "Esempio Descrizione",
+                     *           "tipoCaratteristicaSezioneId": 3,
+                     *           "isDisattiva": false,
+                     *           "iconaImmagineId": 5,
+                     *           "ordineVista": 6
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CaratteristicaGruppoQueryResponse"];
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    CaratteristicaGruppoQueryJson: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `Descrizione` equals the value. */
+                descrizione?: string;
+                /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+                descrizioneStartsWith?: string;
+                /** @description `Descrizione` ends with the value, matched literally. */
+                descrizioneEndsWith?: string;
+                /** @description `Descrizione` contains the value, matched literally. */
+                descrizioneContains?: string;
+                /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                descrizioneLike?: string;
+                /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneBetween?: string[];
+                /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneIn?: string[];
+                /** @description `TipoCaratteristicaSezioneId` equals the value. */
+                tipoCaratteristicaSezioneId?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
+                tipoCaratteristicaSezioneIdGreaterThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than the value. */
+                tipoCaratteristicaSezioneIdLessThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` differs from the value. */
+                tipoCaratteristicaSezioneIdNotEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdBetween?: number[];
+                /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdIn?: number[];
+                /** @description `IsDisattiva` equals the value. */
+                isDisattiva?: boolean;
+                /** @description `IconaImmagineId` equals the value. */
+                iconaImmagineId?: number;
+                /** @description `IconaImmagineId` is greater than or equal to the value. */
+                iconaImmagineIdGreaterThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` is greater than the value. */
+                iconaImmagineIdGreaterThan?: number;
+                /** @description `IconaImmagineId` is less than the value. */
+                iconaImmagineIdLessThan?: number;
+                /** @description `IconaImmagineId` is less than or equal to the value. */
+                iconaImmagineIdLessThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` differs from the value. */
+                iconaImmagineIdNotEqualTo?: number;
+                /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdBetween?: number[];
+                /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdIn?: number[];
+                /** @description `OrdineVista` equals the value. */
+                ordineVista?: number;
+                /** @description `OrdineVista` is greater than or equal to the value. */
+                ordineVistaGreaterThanOrEqualTo?: number;
+                /** @description `OrdineVista` is greater than the value. */
+                ordineVistaGreaterThan?: number;
+                /** @description `OrdineVista` is less than the value. */
+                ordineVistaLessThan?: number;
+                /** @description `OrdineVista` is less than or equal to the value. */
+                ordineVistaLessThanOrEqualTo?: number;
+                /** @description `OrdineVista` differs from the value. */
+                ordineVistaNotEqualTo?: number;
+                /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaBetween?: number[];
+                /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaIn?: number[];
+                /** @description Rows to skip; default 0. */
+                skip?: number;
+                /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
+                take?: number;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                include?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `json` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonCsv"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "idIn": [
+                 *         1,
+                 *         2,
+                 *         3
+                 *       ],
+                 *       "descrizioneLike": "%esempio%",
+                 *       "skip": 0,
+                 *       "take": 10,
+                 *       "orderByDesc": "Id",
+                 *       "include": "Total"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CaratteristicaGruppoQuery"];
+                "application/x-www-form-urlencoded": components["schemas"]["CaratteristicaGruppoQuery"];
+            };
+        };
+        responses: {
+            /** @description A page of `CaratteristicaGruppo` records. */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "offset": 0,
+                     *       "total": 1,
+                     *       "results": [
+                     *         {
+                     *           "id": 1,
+                     *           "descrizione": "Esempio Descrizione",
+                     *           "tipoCaratteristicaSezioneId": 3,
+                     *           "isDisattiva": false,
+                     *           "iconaImmagineId": 5,
+                     *           "ordineVista": 6
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CaratteristicaGruppoQueryResponse"];
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    CaratteristicaGruppoQueryGetJsonHead: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `Descrizione` equals the value. */
+                descrizione?: string;
+                /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+                descrizioneStartsWith?: string;
+                /** @description `Descrizione` ends with the value, matched literally. */
+                descrizioneEndsWith?: string;
+                /** @description `Descrizione` contains the value, matched literally. */
+                descrizioneContains?: string;
+                /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                descrizioneLike?: string;
+                /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneBetween?: string[];
+                /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneIn?: string[];
+                /** @description `TipoCaratteristicaSezioneId` equals the value. */
+                tipoCaratteristicaSezioneId?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
+                tipoCaratteristicaSezioneIdGreaterThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than the value. */
+                tipoCaratteristicaSezioneIdLessThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` differs from the value. */
+                tipoCaratteristicaSezioneIdNotEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdBetween?: number[];
+                /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdIn?: number[];
+                /** @description `IsDisattiva` equals the value. */
+                isDisattiva?: boolean;
+                /** @description `IconaImmagineId` equals the value. */
+                iconaImmagineId?: number;
+                /** @description `IconaImmagineId` is greater than or equal to the value. */
+                iconaImmagineIdGreaterThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` is greater than the value. */
+                iconaImmagineIdGreaterThan?: number;
+                /** @description `IconaImmagineId` is less than the value. */
+                iconaImmagineIdLessThan?: number;
+                /** @description `IconaImmagineId` is less than or equal to the value. */
+                iconaImmagineIdLessThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` differs from the value. */
+                iconaImmagineIdNotEqualTo?: number;
+                /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdBetween?: number[];
+                /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdIn?: number[];
+                /** @description `OrdineVista` equals the value. */
+                ordineVista?: number;
+                /** @description `OrdineVista` is greater than or equal to the value. */
+                ordineVistaGreaterThanOrEqualTo?: number;
+                /** @description `OrdineVista` is greater than the value. */
+                ordineVistaGreaterThan?: number;
+                /** @description `OrdineVista` is less than the value. */
+                ordineVistaLessThan?: number;
+                /** @description `OrdineVista` is less than or equal to the value. */
+                ordineVistaLessThanOrEqualTo?: number;
+                /** @description `OrdineVista` differs from the value. */
+                ordineVistaNotEqualTo?: number;
+                /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaBetween?: number[];
+                /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaIn?: number[];
+                /** @description Rows to skip; default 0. */
+                skip?: number;
+                /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
+                take?: number;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                include?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `json` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonCsv"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of `CaratteristicaGruppo` records. */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No, malformed, expired or badly signed token, or wrong credentials. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Authenticated, but without the role the operation requires. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body is neither JSON nor form-urlencoded. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    CaratteristicaGruppoQueryGetCsv: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `Descrizione` equals the value. */
+                descrizione?: string;
+                /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+                descrizioneStartsWith?: string;
+                /** @description `Descrizione` ends with the value, matched literally. */
+                descrizioneEndsWith?: string;
+                /** @description `Descrizione` contains the value, matched literally. */
+                descrizioneContains?: string;
+                /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                descrizioneLike?: string;
+                /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneBetween?: string[];
+                /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneIn?: string[];
+                /** @description `TipoCaratteristicaSezioneId` equals the value. */
+                tipoCaratteristicaSezioneId?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
+                tipoCaratteristicaSezioneIdGreaterThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than the value. */
+                tipoCaratteristicaSezioneIdLessThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` differs from the value. */
+                tipoCaratteristicaSezioneIdNotEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdBetween?: number[];
+                /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdIn?: number[];
+                /** @description `IsDisattiva` equals the value. */
+                isDisattiva?: boolean;
+                /** @description `IconaImmagineId` equals the value. */
+                iconaImmagineId?: number;
+                /** @description `IconaImmagineId` is greater than or equal to the value. */
+                iconaImmagineIdGreaterThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` is greater than the value. */
+                iconaImmagineIdGreaterThan?: number;
+                /** @description `IconaImmagineId` is less than the value. */
+                iconaImmagineIdLessThan?: number;
+                /** @description `IconaImmagineId` is less than or equal to the value. */
+                iconaImmagineIdLessThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` differs from the value. */
+                iconaImmagineIdNotEqualTo?: number;
+                /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdBetween?: number[];
+                /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdIn?: number[];
+                /** @description `OrdineVista` equals the value. */
+                ordineVista?: number;
+                /** @description `OrdineVista` is greater than or equal to the value. */
+                ordineVistaGreaterThanOrEqualTo?: number;
+                /** @description `OrdineVista` is greater than the value. */
+                ordineVistaGreaterThan?: number;
+                /** @description `OrdineVista` is less than the value. */
+                ordineVistaLessThan?: number;
+                /** @description `OrdineVista` is less than or equal to the value. */
+                ordineVistaLessThanOrEqualTo?: number;
+                /** @description `OrdineVista` differs from the value. */
+                ordineVistaNotEqualTo?: number;
+                /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaBetween?: number[];
+                /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaIn?: number[];
+                /** @description Rows to skip; default 0. */
+                skip?: number;
+                /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
+                take?: number;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                include?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `json` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonCsv"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of `CaratteristicaGruppo` records. */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example Id,Descrizione,TipoCaratteristicaSezioneId,IsDisattiva,IconaImmagineId,OrdineVista
+                     *     1,Esempio Descrizione,3,false,5,6
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    CaratteristicaGruppoQueryCsv: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `Descrizione` equals the value. */
+                descrizione?: string;
+                /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+                descrizioneStartsWith?: string;
+                /** @description `Descrizione` ends with the value, matched literally. */
+                descrizioneEndsWith?: string;
+                /** @description `Descrizione` contains the value, matched literally. */
+                descrizioneContains?: string;
+                /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                descrizioneLike?: string;
+                /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneBetween?: string[];
+                /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneIn?: string[];
+                /** @description `TipoCaratteristicaSezioneId` equals the value. */
+                tipoCaratteristicaSezioneId?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
+                tipoCaratteristicaSezioneIdGreaterThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than the value. */
+                tipoCaratteristicaSezioneIdLessThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` differs from the value. */
+                tipoCaratteristicaSezioneIdNotEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdBetween?: number[];
+                /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdIn?: number[];
+                /** @description `IsDisattiva` equals the value. */
+                isDisattiva?: boolean;
+                /** @description `IconaImmagineId` equals the value. */
+                iconaImmagineId?: number;
+                /** @description `IconaImmagineId` is greater than or equal to the value. */
+                iconaImmagineIdGreaterThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` is greater than the value. */
+                iconaImmagineIdGreaterThan?: number;
+                /** @description `IconaImmagineId` is less than the value. */
+                iconaImmagineIdLessThan?: number;
+                /** @description `IconaImmagineId` is less than or equal to the value. */
+                iconaImmagineIdLessThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` differs from the value. */
+                iconaImmagineIdNotEqualTo?: number;
+                /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdBetween?: number[];
+                /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdIn?: number[];
+                /** @description `OrdineVista` equals the value. */
+                ordineVista?: number;
+                /** @description `OrdineVista` is greater than or equal to the value. */
+                ordineVistaGreaterThanOrEqualTo?: number;
+                /** @description `OrdineVista` is greater than the value. */
+                ordineVistaGreaterThan?: number;
+                /** @description `OrdineVista` is less than the value. */
+                ordineVistaLessThan?: number;
+                /** @description `OrdineVista` is less than or equal to the value. */
+                ordineVistaLessThanOrEqualTo?: number;
+                /** @description `OrdineVista` differs from the value. */
+                ordineVistaNotEqualTo?: number;
+                /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaBetween?: number[];
+                /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaIn?: number[];
+                /** @description Rows to skip; default 0. */
+                skip?: number;
+                /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
+                take?: number;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                include?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `json` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonCsv"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "idIn": [
+                 *         1,
+                 *         2,
+                 *         3
+                 *       ],
+                 *       "descrizioneLike": "%esempio%",
+                 *       "skip": 0,
+                 *       "take": 10,
+                 *       "orderByDesc": "Id",
+                 *       "include": "Total"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CaratteristicaGruppoQuery"];
+                "application/x-www-form-urlencoded": components["schemas"]["CaratteristicaGruppoQuery"];
+            };
+        };
+        responses: {
+            /** @description A page of `CaratteristicaGruppo` records. */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example Id,Descrizione,TipoCaratteristicaSezioneId,IsDisattiva,IconaImmagineId,OrdineVista
+                     *     1,Esempio Descrizione,3,false,5,6
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    CaratteristicaGruppoQueryGetCsvHead: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `Descrizione` equals the value. */
+                descrizione?: string;
+                /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+                descrizioneStartsWith?: string;
+                /** @description `Descrizione` ends with the value, matched literally. */
+                descrizioneEndsWith?: string;
+                /** @description `Descrizione` contains the value, matched literally. */
+                descrizioneContains?: string;
+                /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                descrizioneLike?: string;
+                /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneBetween?: string[];
+                /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneIn?: string[];
+                /** @description `TipoCaratteristicaSezioneId` equals the value. */
+                tipoCaratteristicaSezioneId?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
+                tipoCaratteristicaSezioneIdGreaterThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than the value. */
+                tipoCaratteristicaSezioneIdLessThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` differs from the value. */
+                tipoCaratteristicaSezioneIdNotEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdBetween?: number[];
+                /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdIn?: number[];
+                /** @description `IsDisattiva` equals the value. */
+                isDisattiva?: boolean;
+                /** @description `IconaImmagineId` equals the value. */
+                iconaImmagineId?: number;
+                /** @description `IconaImmagineId` is greater than or equal to the value. */
+                iconaImmagineIdGreaterThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` is greater than the value. */
+                iconaImmagineIdGreaterThan?: number;
+                /** @description `IconaImmagineId` is less than the value. */
+                iconaImmagineIdLessThan?: number;
+                /** @description `IconaImmagineId` is less than or equal to the value. */
+                iconaImmagineIdLessThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` differs from the value. */
+                iconaImmagineIdNotEqualTo?: number;
+                /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdBetween?: number[];
+                /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdIn?: number[];
+                /** @description `OrdineVista` equals the value. */
+                ordineVista?: number;
+                /** @description `OrdineVista` is greater than or equal to the value. */
+                ordineVistaGreaterThanOrEqualTo?: number;
+                /** @description `OrdineVista` is greater than the value. */
+                ordineVistaGreaterThan?: number;
+                /** @description `OrdineVista` is less than the value. */
+                ordineVistaLessThan?: number;
+                /** @description `OrdineVista` is less than or equal to the value. */
+                ordineVistaLessThanOrEqualTo?: number;
+                /** @description `OrdineVista` differs from the value. */
+                ordineVistaNotEqualTo?: number;
+                /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaBetween?: number[];
+                /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaIn?: number[];
+                /** @description Rows to skip; default 0. */
+                skip?: number;
+                /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
+                take?: number;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                include?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `json` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonCsv"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of `CaratteristicaGruppo` records. */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No, malformed, expired or badly signed token, or wrong credentials. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Authenticated, but without the role the operation requires. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body is neither JSON nor form-urlencoded. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    CaratteristicaGruppoQueryGetApi: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `Descrizione` equals the value. */
+                descrizione?: string;
+                /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+                descrizioneStartsWith?: string;
+                /** @description `Descrizione` ends with the value, matched literally. */
+                descrizioneEndsWith?: string;
+                /** @description `Descrizione` contains the value, matched literally. */
+                descrizioneContains?: string;
+                /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                descrizioneLike?: string;
+                /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneBetween?: string[];
+                /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneIn?: string[];
+                /** @description `TipoCaratteristicaSezioneId` equals the value. */
+                tipoCaratteristicaSezioneId?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
+                tipoCaratteristicaSezioneIdGreaterThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than the value. */
+                tipoCaratteristicaSezioneIdLessThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` differs from the value. */
+                tipoCaratteristicaSezioneIdNotEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdBetween?: number[];
+                /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdIn?: number[];
+                /** @description `IsDisattiva` equals the value. */
+                isDisattiva?: boolean;
+                /** @description `IconaImmagineId` equals the value. */
+                iconaImmagineId?: number;
+                /** @description `IconaImmagineId` is greater than or equal to the value. */
+                iconaImmagineIdGreaterThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` is greater than the value. */
+                iconaImmagineIdGreaterThan?: number;
+                /** @description `IconaImmagineId` is less than the value. */
+                iconaImmagineIdLessThan?: number;
+                /** @description `IconaImmagineId` is less than or equal to the value. */
+                iconaImmagineIdLessThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` differs from the value. */
+                iconaImmagineIdNotEqualTo?: number;
+                /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdBetween?: number[];
+                /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdIn?: number[];
+                /** @description `OrdineVista` equals the value. */
+                ordineVista?: number;
+                /** @description `OrdineVista` is greater than or equal to the value. */
+                ordineVistaGreaterThanOrEqualTo?: number;
+                /** @description `OrdineVista` is greater than the value. */
+                ordineVistaGreaterThan?: number;
+                /** @description `OrdineVista` is less than the value. */
+                ordineVistaLessThan?: number;
+                /** @description `OrdineVista` is less than or equal to the value. */
+                ordineVistaLessThanOrEqualTo?: number;
+                /** @description `OrdineVista` differs from the value. */
+                ordineVistaNotEqualTo?: number;
+                /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaBetween?: number[];
+                /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaIn?: number[];
+                /** @description Rows to skip; default 0. */
+                skip?: number;
+                /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
+                take?: number;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                include?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `json` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonCsv"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of `CaratteristicaGruppo` records. */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "offset": 0,
+                     *       "total": 1,
+                     *       "results": [
+                     *         {
+                     *           "id": 1,
+                     *           "descrizione": "Esempio Descrizione",
+                     *           "tipoCaratteristicaSezioneId": 3,
+                     *           "isDisattiva": false,
+                     *           "iconaImmagineId": 5,
+                     *           "ordineVista": 6
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CaratteristicaGruppoQueryResponse"];
+                    /**
+                     * @example Id,Descrizione,TipoCaratteristicaSezioneId,IsDisattiva,IconaImmagineId,OrdineVista
+                     *     1,Esempio Descrizione,3,false,5,6
+                     */
+                    "text/csv": string;
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    CaratteristicaGruppoQueryApi: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `Descrizione` equals the value. */
+                descrizione?: string;
+                /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+                descrizioneStartsWith?: string;
+                /** @description `Descrizione` ends with the value, matched literally. */
+                descrizioneEndsWith?: string;
+                /** @description `Descrizione` contains the value, matched literally. */
+                descrizioneContains?: string;
+                /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                descrizioneLike?: string;
+                /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneBetween?: string[];
+                /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneIn?: string[];
+                /** @description `TipoCaratteristicaSezioneId` equals the value. */
+                tipoCaratteristicaSezioneId?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
+                tipoCaratteristicaSezioneIdGreaterThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than the value. */
+                tipoCaratteristicaSezioneIdLessThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` differs from the value. */
+                tipoCaratteristicaSezioneIdNotEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdBetween?: number[];
+                /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdIn?: number[];
+                /** @description `IsDisattiva` equals the value. */
+                isDisattiva?: boolean;
+                /** @description `IconaImmagineId` equals the value. */
+                iconaImmagineId?: number;
+                /** @description `IconaImmagineId` is greater than or equal to the value. */
+                iconaImmagineIdGreaterThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` is greater than the value. */
+                iconaImmagineIdGreaterThan?: number;
+                /** @description `IconaImmagineId` is less than the value. */
+                iconaImmagineIdLessThan?: number;
+                /** @description `IconaImmagineId` is less than or equal to the value. */
+                iconaImmagineIdLessThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` differs from the value. */
+                iconaImmagineIdNotEqualTo?: number;
+                /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdBetween?: number[];
+                /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdIn?: number[];
+                /** @description `OrdineVista` equals the value. */
+                ordineVista?: number;
+                /** @description `OrdineVista` is greater than or equal to the value. */
+                ordineVistaGreaterThanOrEqualTo?: number;
+                /** @description `OrdineVista` is greater than the value. */
+                ordineVistaGreaterThan?: number;
+                /** @description `OrdineVista` is less than the value. */
+                ordineVistaLessThan?: number;
+                /** @description `OrdineVista` is less than or equal to the value. */
+                ordineVistaLessThanOrEqualTo?: number;
+                /** @description `OrdineVista` differs from the value. */
+                ordineVistaNotEqualTo?: number;
+                /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaBetween?: number[];
+                /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaIn?: number[];
+                /** @description Rows to skip; default 0. */
+                skip?: number;
+                /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
+                take?: number;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                include?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `json` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonCsv"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "idIn": [
+                 *         1,
+                 *         2,
+                 *         3
+                 *       ],
+                 *       "descrizioneLike": "%esempio%",
+                 *       "skip": 0,
+                 *       "take": 10,
+                 *       "orderByDesc": "Id",
+                 *       "include": "Total"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CaratteristicaGruppoQuery"];
+                "application/x-www-form-urlencoded": components["schemas"]["CaratteristicaGruppoQuery"];
+            };
+        };
+        responses: {
+            /** @description A page of `CaratteristicaGruppo` records. */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "offset": 0,
+                     *       "total": 1,
+                     *       "results": [
+                     *         {
+                     *           "id": 1,
+                     *           "descrizione": "Esempio Descrizione",
+                     *           "tipoCaratteristicaSezioneId": 3,
+                     *           "isDisattiva": false,
+                     *           "iconaImmagineId": 5,
+                     *           "ordineVista": 6
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CaratteristicaGruppoQueryResponse"];
+                    /**
+                     * @example Id,Descrizione,TipoCaratteristicaSezioneId,IsDisattiva,IconaImmagineId,OrdineVista
+                     *     1,Esempio Descrizione,3,false,5,6
+                     */
+                    "text/csv": string;
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    CaratteristicaGruppoQueryGetApiHead: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `Descrizione` equals the value. */
+                descrizione?: string;
+                /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+                descrizioneStartsWith?: string;
+                /** @description `Descrizione` ends with the value, matched literally. */
+                descrizioneEndsWith?: string;
+                /** @description `Descrizione` contains the value, matched literally. */
+                descrizioneContains?: string;
+                /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                descrizioneLike?: string;
+                /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneBetween?: string[];
+                /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneIn?: string[];
+                /** @description `TipoCaratteristicaSezioneId` equals the value. */
+                tipoCaratteristicaSezioneId?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
+                tipoCaratteristicaSezioneIdGreaterThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than the value. */
+                tipoCaratteristicaSezioneIdLessThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` differs from the value. */
+                tipoCaratteristicaSezioneIdNotEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdBetween?: number[];
+                /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdIn?: number[];
+                /** @description `IsDisattiva` equals the value. */
+                isDisattiva?: boolean;
+                /** @description `IconaImmagineId` equals the value. */
+                iconaImmagineId?: number;
+                /** @description `IconaImmagineId` is greater than or equal to the value. */
+                iconaImmagineIdGreaterThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` is greater than the value. */
+                iconaImmagineIdGreaterThan?: number;
+                /** @description `IconaImmagineId` is less than the value. */
+                iconaImmagineIdLessThan?: number;
+                /** @description `IconaImmagineId` is less than or equal to the value. */
+                iconaImmagineIdLessThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` differs from the value. */
+                iconaImmagineIdNotEqualTo?: number;
+                /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdBetween?: number[];
+                /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdIn?: number[];
+                /** @description `OrdineVista` equals the value. */
+                ordineVista?: number;
+                /** @description `OrdineVista` is greater than or equal to the value. */
+                ordineVistaGreaterThanOrEqualTo?: number;
+                /** @description `OrdineVista` is greater than the value. */
+                ordineVistaGreaterThan?: number;
+                /** @description `OrdineVista` is less than the value. */
+                ordineVistaLessThan?: number;
+                /** @description `OrdineVista` is less than or equal to the value. */
+                ordineVistaLessThanOrEqualTo?: number;
+                /** @description `OrdineVista` differs from the value. */
+                ordineVistaNotEqualTo?: number;
+                /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaBetween?: number[];
+                /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaIn?: number[];
+                /** @description Rows to skip; default 0. */
+                skip?: number;
+                /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
+                take?: number;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                include?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `json` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonCsv"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of `CaratteristicaGruppo` records. */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No, malformed, expired or badly signed token, or wrong credentials. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Authenticated, but without the role the operation requires. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body is neither JSON nor form-urlencoded. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    CaratteristicaGruppoQueryGetApiJson: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `Descrizione` equals the value. */
+                descrizione?: string;
+                /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+                descrizioneStartsWith?: string;
+                /** @description `Descrizione` ends with the value, matched literally. */
+                descrizioneEndsWith?: string;
+                /** @description `Descrizione` contains the value, matched literally. */
+                descrizioneContains?: string;
+                /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                descrizioneLike?: string;
+                /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneBetween?: string[];
+                /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneIn?: string[];
+                /** @description `TipoCaratteristicaSezioneId` equals the value. */
+                tipoCaratteristicaSezioneId?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
+                tipoCaratteristicaSezioneIdGreaterThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than the value. */
+                tipoCaratteristicaSezioneIdLessThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` differs from the value. */
+                tipoCaratteristicaSezioneIdNotEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdBetween?: number[];
+                /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdIn?: number[];
+                /** @description `IsDisattiva` equals the value. */
+                isDisattiva?: boolean;
+                /** @description `IconaImmagineId` equals the value. */
+                iconaImmagineId?: number;
+                /** @description `IconaImmagineId` is greater than or equal to the value. */
+                iconaImmagineIdGreaterThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` is greater than the value. */
+                iconaImmagineIdGreaterThan?: number;
+                /** @description `IconaImmagineId` is less than the value. */
+                iconaImmagineIdLessThan?: number;
+                /** @description `IconaImmagineId` is less than or equal to the value. */
+                iconaImmagineIdLessThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` differs from the value. */
+                iconaImmagineIdNotEqualTo?: number;
+                /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdBetween?: number[];
+                /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdIn?: number[];
+                /** @description `OrdineVista` equals the value. */
+                ordineVista?: number;
+                /** @description `OrdineVista` is greater than or equal to the value. */
+                ordineVistaGreaterThanOrEqualTo?: number;
+                /** @description `OrdineVista` is greater than the value. */
+                ordineVistaGreaterThan?: number;
+                /** @description `OrdineVista` is less than the value. */
+                ordineVistaLessThan?: number;
+                /** @description `OrdineVista` is less than or equal to the value. */
+                ordineVistaLessThanOrEqualTo?: number;
+                /** @description `OrdineVista` differs from the value. */
+                ordineVistaNotEqualTo?: number;
+                /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaBetween?: number[];
+                /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaIn?: number[];
+                /** @description Rows to skip; default 0. */
+                skip?: number;
+                /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
+                take?: number;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                include?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `json` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonCsv"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of `CaratteristicaGruppo` records. */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "offset": 0,
+                     *       "total": 1,
+                     *       "results": [
+                     *         {
+                     *           "id": 1,
+                     *           "descrizione": "Esempio Descrizione",
+                     *           "tipoCaratteristicaSezioneId": 3,
+                     *           "isDisattiva": false,
+                     *           "iconaImmagineId": 5,
+                     *           "ordineVista": 6
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CaratteristicaGruppoQueryResponse"];
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    CaratteristicaGruppoQueryApiJson: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `Descrizione` equals the value. */
+                descrizione?: string;
+                /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+                descrizioneStartsWith?: string;
+                /** @description `Descrizione` ends with the value, matched literally. */
+                descrizioneEndsWith?: string;
+                /** @description `Descrizione` contains the value, matched literally. */
+                descrizioneContains?: string;
+                /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                descrizioneLike?: string;
+                /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneBetween?: string[];
+                /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneIn?: string[];
+                /** @description `TipoCaratteristicaSezioneId` equals the value. */
+                tipoCaratteristicaSezioneId?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
+                tipoCaratteristicaSezioneIdGreaterThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than the value. */
+                tipoCaratteristicaSezioneIdLessThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` differs from the value. */
+                tipoCaratteristicaSezioneIdNotEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdBetween?: number[];
+                /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdIn?: number[];
+                /** @description `IsDisattiva` equals the value. */
+                isDisattiva?: boolean;
+                /** @description `IconaImmagineId` equals the value. */
+                iconaImmagineId?: number;
+                /** @description `IconaImmagineId` is greater than or equal to the value. */
+                iconaImmagineIdGreaterThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` is greater than the value. */
+                iconaImmagineIdGreaterThan?: number;
+                /** @description `IconaImmagineId` is less than the value. */
+                iconaImmagineIdLessThan?: number;
+                /** @description `IconaImmagineId` is less than or equal to the value. */
+                iconaImmagineIdLessThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` differs from the value. */
+                iconaImmagineIdNotEqualTo?: number;
+                /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdBetween?: number[];
+                /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdIn?: number[];
+                /** @description `OrdineVista` equals the value. */
+                ordineVista?: number;
+                /** @description `OrdineVista` is greater than or equal to the value. */
+                ordineVistaGreaterThanOrEqualTo?: number;
+                /** @description `OrdineVista` is greater than the value. */
+                ordineVistaGreaterThan?: number;
+                /** @description `OrdineVista` is less than the value. */
+                ordineVistaLessThan?: number;
+                /** @description `OrdineVista` is less than or equal to the value. */
+                ordineVistaLessThanOrEqualTo?: number;
+                /** @description `OrdineVista` differs from the value. */
+                ordineVistaNotEqualTo?: number;
+                /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaBetween?: number[];
+                /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaIn?: number[];
+                /** @description Rows to skip; default 0. */
+                skip?: number;
+                /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
+                take?: number;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                include?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `json` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonCsv"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "idIn": [
+                 *         1,
+                 *         2,
+                 *         3
+                 *       ],
+                 *       "descrizioneLike": "%esempio%",
+                 *       "skip": 0,
+                 *       "take": 10,
+                 *       "orderByDesc": "Id",
+                 *       "include": "Total"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CaratteristicaGruppoQuery"];
+                "application/x-www-form-urlencoded": components["schemas"]["CaratteristicaGruppoQuery"];
+            };
+        };
+        responses: {
+            /** @description A page of `CaratteristicaGruppo` records. */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "offset": 0,
+                     *       "total": 1,
+                     *       "results": [
+                     *         {
+                     *           "id": 1,
+                     *           "descrizione": "Esempio Descrizione",
+                     *           "tipoCaratteristicaSezioneId": 3,
+                     *           "isDisattiva": false,
+                     *           "iconaImmagineId": 5,
+                     *           "ordineVista": 6
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CaratteristicaGruppoQueryResponse"];
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    CaratteristicaGruppoQueryGetApiJsonHead: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `Descrizione` equals the value. */
+                descrizione?: string;
+                /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+                descrizioneStartsWith?: string;
+                /** @description `Descrizione` ends with the value, matched literally. */
+                descrizioneEndsWith?: string;
+                /** @description `Descrizione` contains the value, matched literally. */
+                descrizioneContains?: string;
+                /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                descrizioneLike?: string;
+                /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneBetween?: string[];
+                /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneIn?: string[];
+                /** @description `TipoCaratteristicaSezioneId` equals the value. */
+                tipoCaratteristicaSezioneId?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
+                tipoCaratteristicaSezioneIdGreaterThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than the value. */
+                tipoCaratteristicaSezioneIdLessThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` differs from the value. */
+                tipoCaratteristicaSezioneIdNotEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdBetween?: number[];
+                /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdIn?: number[];
+                /** @description `IsDisattiva` equals the value. */
+                isDisattiva?: boolean;
+                /** @description `IconaImmagineId` equals the value. */
+                iconaImmagineId?: number;
+                /** @description `IconaImmagineId` is greater than or equal to the value. */
+                iconaImmagineIdGreaterThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` is greater than the value. */
+                iconaImmagineIdGreaterThan?: number;
+                /** @description `IconaImmagineId` is less than the value. */
+                iconaImmagineIdLessThan?: number;
+                /** @description `IconaImmagineId` is less than or equal to the value. */
+                iconaImmagineIdLessThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` differs from the value. */
+                iconaImmagineIdNotEqualTo?: number;
+                /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdBetween?: number[];
+                /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdIn?: number[];
+                /** @description `OrdineVista` equals the value. */
+                ordineVista?: number;
+                /** @description `OrdineVista` is greater than or equal to the value. */
+                ordineVistaGreaterThanOrEqualTo?: number;
+                /** @description `OrdineVista` is greater than the value. */
+                ordineVistaGreaterThan?: number;
+                /** @description `OrdineVista` is less than the value. */
+                ordineVistaLessThan?: number;
+                /** @description `OrdineVista` is less than or equal to the value. */
+                ordineVistaLessThanOrEqualTo?: number;
+                /** @description `OrdineVista` differs from the value. */
+                ordineVistaNotEqualTo?: number;
+                /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaBetween?: number[];
+                /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaIn?: number[];
+                /** @description Rows to skip; default 0. */
+                skip?: number;
+                /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
+                take?: number;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                include?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `json` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonCsv"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of `CaratteristicaGruppo` records. */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No, malformed, expired or badly signed token, or wrong credentials. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Authenticated, but without the role the operation requires. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body is neither JSON nor form-urlencoded. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    CaratteristicaGruppoQueryGetApiCsv: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `Descrizione` equals the value. */
+                descrizione?: string;
+                /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+                descrizioneStartsWith?: string;
+                /** @description `Descrizione` ends with the value, matched literally. */
+                descrizioneEndsWith?: string;
+                /** @description `Descrizione` contains the value, matched literally. */
+                descrizioneContains?: string;
+                /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                descrizioneLike?: string;
+                /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneBetween?: string[];
+                /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneIn?: string[];
+                /** @description `TipoCaratteristicaSezioneId` equals the value. */
+                tipoCaratteristicaSezioneId?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
+                tipoCaratteristicaSezioneIdGreaterThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than the value. */
+                tipoCaratteristicaSezioneIdLessThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` differs from the value. */
+                tipoCaratteristicaSezioneIdNotEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdBetween?: number[];
+                /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdIn?: number[];
+                /** @description `IsDisattiva` equals the value. */
+                isDisattiva?: boolean;
+                /** @description `IconaImmagineId` equals the value. */
+                iconaImmagineId?: number;
+                /** @description `IconaImmagineId` is greater than or equal to the value. */
+                iconaImmagineIdGreaterThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` is greater than the value. */
+                iconaImmagineIdGreaterThan?: number;
+                /** @description `IconaImmagineId` is less than the value. */
+                iconaImmagineIdLessThan?: number;
+                /** @description `IconaImmagineId` is less than or equal to the value. */
+                iconaImmagineIdLessThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` differs from the value. */
+                iconaImmagineIdNotEqualTo?: number;
+                /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdBetween?: number[];
+                /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdIn?: number[];
+                /** @description `OrdineVista` equals the value. */
+                ordineVista?: number;
+                /** @description `OrdineVista` is greater than or equal to the value. */
+                ordineVistaGreaterThanOrEqualTo?: number;
+                /** @description `OrdineVista` is greater than the value. */
+                ordineVistaGreaterThan?: number;
+                /** @description `OrdineVista` is less than the value. */
+                ordineVistaLessThan?: number;
+                /** @description `OrdineVista` is less than or equal to the value. */
+                ordineVistaLessThanOrEqualTo?: number;
+                /** @description `OrdineVista` differs from the value. */
+                ordineVistaNotEqualTo?: number;
+                /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaBetween?: number[];
+                /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaIn?: number[];
+                /** @description Rows to skip; default 0. */
+                skip?: number;
+                /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
+                take?: number;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                include?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `json` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonCsv"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of `CaratteristicaGruppo` records. */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example Id,Descrizione,TipoCaratteristicaSezioneId,IsDisattiva,IconaImmagineId,OrdineVista
+                     *     1,Esempio Descrizione,3,false,5,6
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    CaratteristicaGruppoQueryApiCsv: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `Descrizione` equals the value. */
+                descrizione?: string;
+                /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+                descrizioneStartsWith?: string;
+                /** @description `Descrizione` ends with the value, matched literally. */
+                descrizioneEndsWith?: string;
+                /** @description `Descrizione` contains the value, matched literally. */
+                descrizioneContains?: string;
+                /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                descrizioneLike?: string;
+                /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneBetween?: string[];
+                /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneIn?: string[];
+                /** @description `TipoCaratteristicaSezioneId` equals the value. */
+                tipoCaratteristicaSezioneId?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
+                tipoCaratteristicaSezioneIdGreaterThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than the value. */
+                tipoCaratteristicaSezioneIdLessThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` differs from the value. */
+                tipoCaratteristicaSezioneIdNotEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdBetween?: number[];
+                /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdIn?: number[];
+                /** @description `IsDisattiva` equals the value. */
+                isDisattiva?: boolean;
+                /** @description `IconaImmagineId` equals the value. */
+                iconaImmagineId?: number;
+                /** @description `IconaImmagineId` is greater than or equal to the value. */
+                iconaImmagineIdGreaterThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` is greater than the value. */
+                iconaImmagineIdGreaterThan?: number;
+                /** @description `IconaImmagineId` is less than the value. */
+                iconaImmagineIdLessThan?: number;
+                /** @description `IconaImmagineId` is less than or equal to the value. */
+                iconaImmagineIdLessThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` differs from the value. */
+                iconaImmagineIdNotEqualTo?: number;
+                /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdBetween?: number[];
+                /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdIn?: number[];
+                /** @description `OrdineVista` equals the value. */
+                ordineVista?: number;
+                /** @description `OrdineVista` is greater than or equal to the value. */
+                ordineVistaGreaterThanOrEqualTo?: number;
+                /** @description `OrdineVista` is greater than the value. */
+                ordineVistaGreaterThan?: number;
+                /** @description `OrdineVista` is less than the value. */
+                ordineVistaLessThan?: number;
+                /** @description `OrdineVista` is less than or equal to the value. */
+                ordineVistaLessThanOrEqualTo?: number;
+                /** @description `OrdineVista` differs from the value. */
+                ordineVistaNotEqualTo?: number;
+                /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaBetween?: number[];
+                /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaIn?: number[];
+                /** @description Rows to skip; default 0. */
+                skip?: number;
+                /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
+                take?: number;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                include?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `json` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonCsv"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "idIn": [
+                 *         1,
+                 *         2,
+                 *         3
+                 *       ],
+                 *       "descrizioneLike": "%esempio%",
+                 *       "skip": 0,
+                 *       "take": 10,
+                 *       "orderByDesc": "Id",
+                 *       "include": "Total"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CaratteristicaGruppoQuery"];
+                "application/x-www-form-urlencoded": components["schemas"]["CaratteristicaGruppoQuery"];
+            };
+        };
+        responses: {
+            /** @description A page of `CaratteristicaGruppo` records. */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example Id,Descrizione,TipoCaratteristicaSezioneId,IsDisattiva,IconaImmagineId,OrdineVista
+                     *     1,Esempio Descrizione,3,false,5,6
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    CaratteristicaGruppoQueryGetApiCsvHead: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `Descrizione` equals the value. */
+                descrizione?: string;
+                /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+                descrizioneStartsWith?: string;
+                /** @description `Descrizione` ends with the value, matched literally. */
+                descrizioneEndsWith?: string;
+                /** @description `Descrizione` contains the value, matched literally. */
+                descrizioneContains?: string;
+                /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                descrizioneLike?: string;
+                /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneBetween?: string[];
+                /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneIn?: string[];
+                /** @description `TipoCaratteristicaSezioneId` equals the value. */
+                tipoCaratteristicaSezioneId?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
+                tipoCaratteristicaSezioneIdGreaterThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than the value. */
+                tipoCaratteristicaSezioneIdLessThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` differs from the value. */
+                tipoCaratteristicaSezioneIdNotEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdBetween?: number[];
+                /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdIn?: number[];
+                /** @description `IsDisattiva` equals the value. */
+                isDisattiva?: boolean;
+                /** @description `IconaImmagineId` equals the value. */
+                iconaImmagineId?: number;
+                /** @description `IconaImmagineId` is greater than or equal to the value. */
+                iconaImmagineIdGreaterThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` is greater than the value. */
+                iconaImmagineIdGreaterThan?: number;
+                /** @description `IconaImmagineId` is less than the value. */
+                iconaImmagineIdLessThan?: number;
+                /** @description `IconaImmagineId` is less than or equal to the value. */
+                iconaImmagineIdLessThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` differs from the value. */
+                iconaImmagineIdNotEqualTo?: number;
+                /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdBetween?: number[];
+                /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdIn?: number[];
+                /** @description `OrdineVista` equals the value. */
+                ordineVista?: number;
+                /** @description `OrdineVista` is greater than or equal to the value. */
+                ordineVistaGreaterThanOrEqualTo?: number;
+                /** @description `OrdineVista` is greater than the value. */
+                ordineVistaGreaterThan?: number;
+                /** @description `OrdineVista` is less than the value. */
+                ordineVistaLessThan?: number;
+                /** @description `OrdineVista` is less than or equal to the value. */
+                ordineVistaLessThanOrEqualTo?: number;
+                /** @description `OrdineVista` differs from the value. */
+                ordineVistaNotEqualTo?: number;
+                /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaBetween?: number[];
+                /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaIn?: number[];
+                /** @description Rows to skip; default 0. */
+                skip?: number;
+                /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
+                take?: number;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                include?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `json` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonCsv"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of `CaratteristicaGruppo` records. */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No, malformed, expired or badly signed token, or wrong credentials. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Authenticated, but without the role the operation requires. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body is neither JSON nor form-urlencoded. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     SoggettoRecapitoQueryGet: {
@@ -1876,8 +8261,16 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: JSON object text. */
-                meta?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `json` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonCsv"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
             path?: never;
@@ -1920,8 +8313,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2019,8 +8410,16 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: JSON object text. */
-                meta?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `json` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonCsv"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
             path?: never;
@@ -2082,17 +8481,2864 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    SoggettoRecapitoQueryGetHead: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `SoggettoId` equals the value. */
+                soggettoId?: number;
+                /** @description `SoggettoId` is greater than or equal to the value. */
+                soggettoIdGreaterThanOrEqualTo?: number;
+                /** @description `SoggettoId` is greater than the value. */
+                soggettoIdGreaterThan?: number;
+                /** @description `SoggettoId` is less than the value. */
+                soggettoIdLessThan?: number;
+                /** @description `SoggettoId` is less than or equal to the value. */
+                soggettoIdLessThanOrEqualTo?: number;
+                /** @description `SoggettoId` differs from the value. */
+                soggettoIdNotEqualTo?: number;
+                /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdBetween?: number[];
+                /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdIn?: number[];
+                /** @description `TipoRecapitoId` equals the value. */
+                tipoRecapitoId?: number;
+                /** @description `TipoRecapitoId` is greater than or equal to the value. */
+                tipoRecapitoIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` is greater than the value. */
+                tipoRecapitoIdGreaterThan?: number;
+                /** @description `TipoRecapitoId` is less than the value. */
+                tipoRecapitoIdLessThan?: number;
+                /** @description `TipoRecapitoId` is less than or equal to the value. */
+                tipoRecapitoIdLessThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` differs from the value. */
+                tipoRecapitoIdNotEqualTo?: number;
+                /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdBetween?: number[];
+                /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdIn?: number[];
+                /** @description `Recapito` equals the value. */
+                recapito?: string;
+                /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+                recapitoStartsWith?: string;
+                /** @description `Recapito` ends with the value, matched literally. */
+                recapitoEndsWith?: string;
+                /** @description `Recapito` contains the value, matched literally. */
+                recapitoContains?: string;
+                /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                recapitoLike?: string;
+                /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoBetween?: string[];
+                /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoIn?: string[];
+                /** @description `CodiceEsterno` equals the value. */
+                codiceEsterno?: string;
+                /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+                codiceEsternoStartsWith?: string;
+                /** @description `CodiceEsterno` ends with the value, matched literally. */
+                codiceEsternoEndsWith?: string;
+                /** @description `CodiceEsterno` contains the value, matched literally. */
+                codiceEsternoContains?: string;
+                /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                codiceEsternoLike?: string;
+                /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoBetween?: string[];
+                /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoIn?: string[];
+                /** @description Rows to skip; default 0. */
+                skip?: number;
+                /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
+                take?: number;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                include?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `json` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonCsv"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of `SoggettoRecapito` records. */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No, malformed, expired or badly signed token, or wrong credentials. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Authenticated, but without the role the operation requires. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body is neither JSON nor form-urlencoded. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    SoggettoRecapitoQueryGetJson: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `SoggettoId` equals the value. */
+                soggettoId?: number;
+                /** @description `SoggettoId` is greater than or equal to the value. */
+                soggettoIdGreaterThanOrEqualTo?: number;
+                /** @description `SoggettoId` is greater than the value. */
+                soggettoIdGreaterThan?: number;
+                /** @description `SoggettoId` is less than the value. */
+                soggettoIdLessThan?: number;
+                /** @description `SoggettoId` is less than or equal to the value. */
+                soggettoIdLessThanOrEqualTo?: number;
+                /** @description `SoggettoId` differs from the value. */
+                soggettoIdNotEqualTo?: number;
+                /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdBetween?: number[];
+                /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdIn?: number[];
+                /** @description `TipoRecapitoId` equals the value. */
+                tipoRecapitoId?: number;
+                /** @description `TipoRecapitoId` is greater than or equal to the value. */
+                tipoRecapitoIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` is greater than the value. */
+                tipoRecapitoIdGreaterThan?: number;
+                /** @description `TipoRecapitoId` is less than the value. */
+                tipoRecapitoIdLessThan?: number;
+                /** @description `TipoRecapitoId` is less than or equal to the value. */
+                tipoRecapitoIdLessThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` differs from the value. */
+                tipoRecapitoIdNotEqualTo?: number;
+                /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdBetween?: number[];
+                /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdIn?: number[];
+                /** @description `Recapito` equals the value. */
+                recapito?: string;
+                /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+                recapitoStartsWith?: string;
+                /** @description `Recapito` ends with the value, matched literally. */
+                recapitoEndsWith?: string;
+                /** @description `Recapito` contains the value, matched literally. */
+                recapitoContains?: string;
+                /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                recapitoLike?: string;
+                /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoBetween?: string[];
+                /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoIn?: string[];
+                /** @description `CodiceEsterno` equals the value. */
+                codiceEsterno?: string;
+                /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+                codiceEsternoStartsWith?: string;
+                /** @description `CodiceEsterno` ends with the value, matched literally. */
+                codiceEsternoEndsWith?: string;
+                /** @description `CodiceEsterno` contains the value, matched literally. */
+                codiceEsternoContains?: string;
+                /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                codiceEsternoLike?: string;
+                /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoBetween?: string[];
+                /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoIn?: string[];
+                /** @description Rows to skip; default 0. */
+                skip?: number;
+                /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
+                take?: number;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                include?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `json` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonCsv"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of `SoggettoRecapito` records. */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "offset": 0,
+                     *       "total": 1,
+                     *       "results": [
+                     *         {
+                     *           "id": 1,
+                     *           "soggettoId": 2,
+                     *           "tipoRecapitoId": 3,
+                     *           "recapito": "Esempio Recapito",
+                     *           "codiceEsterno": "Esempio CodiceEsterno"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SoggettoRecapitoQueryResponse"];
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    SoggettoRecapitoQueryJson: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `SoggettoId` equals the value. */
+                soggettoId?: number;
+                /** @description `SoggettoId` is greater than or equal to the value. */
+                soggettoIdGreaterThanOrEqualTo?: number;
+                /** @description `SoggettoId` is greater than the value. */
+                soggettoIdGreaterThan?: number;
+                /** @description `SoggettoId` is less than the value. */
+                soggettoIdLessThan?: number;
+                /** @description `SoggettoId` is less than or equal to the value. */
+                soggettoIdLessThanOrEqualTo?: number;
+                /** @description `SoggettoId` differs from the value. */
+                soggettoIdNotEqualTo?: number;
+                /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdBetween?: number[];
+                /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdIn?: number[];
+                /** @description `TipoRecapitoId` equals the value. */
+                tipoRecapitoId?: number;
+                /** @description `TipoRecapitoId` is greater than or equal to the value. */
+                tipoRecapitoIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` is greater than the value. */
+                tipoRecapitoIdGreaterThan?: number;
+                /** @description `TipoRecapitoId` is less than the value. */
+                tipoRecapitoIdLessThan?: number;
+                /** @description `TipoRecapitoId` is less than or equal to the value. */
+                tipoRecapitoIdLessThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` differs from the value. */
+                tipoRecapitoIdNotEqualTo?: number;
+                /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdBetween?: number[];
+                /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdIn?: number[];
+                /** @description `Recapito` equals the value. */
+                recapito?: string;
+                /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+                recapitoStartsWith?: string;
+                /** @description `Recapito` ends with the value, matched literally. */
+                recapitoEndsWith?: string;
+                /** @description `Recapito` contains the value, matched literally. */
+                recapitoContains?: string;
+                /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                recapitoLike?: string;
+                /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoBetween?: string[];
+                /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoIn?: string[];
+                /** @description `CodiceEsterno` equals the value. */
+                codiceEsterno?: string;
+                /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+                codiceEsternoStartsWith?: string;
+                /** @description `CodiceEsterno` ends with the value, matched literally. */
+                codiceEsternoEndsWith?: string;
+                /** @description `CodiceEsterno` contains the value, matched literally. */
+                codiceEsternoContains?: string;
+                /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                codiceEsternoLike?: string;
+                /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoBetween?: string[];
+                /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoIn?: string[];
+                /** @description Rows to skip; default 0. */
+                skip?: number;
+                /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
+                take?: number;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                include?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `json` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonCsv"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "idIn": [
+                 *         1,
+                 *         2,
+                 *         3
+                 *       ],
+                 *       "recapitoLike": "%esempio%",
+                 *       "skip": 0,
+                 *       "take": 10,
+                 *       "orderByDesc": "Id",
+                 *       "include": "Total"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SoggettoRecapitoQuery"];
+                "application/x-www-form-urlencoded": components["schemas"]["SoggettoRecapitoQuery"];
+            };
+        };
+        responses: {
+            /** @description A page of `SoggettoRecapito` records. */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "offset": 0,
+                     *       "total": 1,
+                     *       "results": [
+                     *         {
+                     *           "id": 1,
+                     *           "soggettoId": 2,
+                     *           "tipoRecapitoId": 3,
+                     *           "recapito": "Esempio Recapito",
+                     *           "codiceEsterno": "Esempio CodiceEsterno"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SoggettoRecapitoQueryResponse"];
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    SoggettoRecapitoQueryGetJsonHead: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `SoggettoId` equals the value. */
+                soggettoId?: number;
+                /** @description `SoggettoId` is greater than or equal to the value. */
+                soggettoIdGreaterThanOrEqualTo?: number;
+                /** @description `SoggettoId` is greater than the value. */
+                soggettoIdGreaterThan?: number;
+                /** @description `SoggettoId` is less than the value. */
+                soggettoIdLessThan?: number;
+                /** @description `SoggettoId` is less than or equal to the value. */
+                soggettoIdLessThanOrEqualTo?: number;
+                /** @description `SoggettoId` differs from the value. */
+                soggettoIdNotEqualTo?: number;
+                /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdBetween?: number[];
+                /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdIn?: number[];
+                /** @description `TipoRecapitoId` equals the value. */
+                tipoRecapitoId?: number;
+                /** @description `TipoRecapitoId` is greater than or equal to the value. */
+                tipoRecapitoIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` is greater than the value. */
+                tipoRecapitoIdGreaterThan?: number;
+                /** @description `TipoRecapitoId` is less than the value. */
+                tipoRecapitoIdLessThan?: number;
+                /** @description `TipoRecapitoId` is less than or equal to the value. */
+                tipoRecapitoIdLessThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` differs from the value. */
+                tipoRecapitoIdNotEqualTo?: number;
+                /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdBetween?: number[];
+                /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdIn?: number[];
+                /** @description `Recapito` equals the value. */
+                recapito?: string;
+                /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+                recapitoStartsWith?: string;
+                /** @description `Recapito` ends with the value, matched literally. */
+                recapitoEndsWith?: string;
+                /** @description `Recapito` contains the value, matched literally. */
+                recapitoContains?: string;
+                /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                recapitoLike?: string;
+                /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoBetween?: string[];
+                /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoIn?: string[];
+                /** @description `CodiceEsterno` equals the value. */
+                codiceEsterno?: string;
+                /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+                codiceEsternoStartsWith?: string;
+                /** @description `CodiceEsterno` ends with the value, matched literally. */
+                codiceEsternoEndsWith?: string;
+                /** @description `CodiceEsterno` contains the value, matched literally. */
+                codiceEsternoContains?: string;
+                /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                codiceEsternoLike?: string;
+                /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoBetween?: string[];
+                /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoIn?: string[];
+                /** @description Rows to skip; default 0. */
+                skip?: number;
+                /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
+                take?: number;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                include?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `json` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonCsv"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of `SoggettoRecapito` records. */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No, malformed, expired or badly signed token, or wrong credentials. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Authenticated, but without the role the operation requires. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body is neither JSON nor form-urlencoded. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    SoggettoRecapitoQueryGetCsv: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `SoggettoId` equals the value. */
+                soggettoId?: number;
+                /** @description `SoggettoId` is greater than or equal to the value. */
+                soggettoIdGreaterThanOrEqualTo?: number;
+                /** @description `SoggettoId` is greater than the value. */
+                soggettoIdGreaterThan?: number;
+                /** @description `SoggettoId` is less than the value. */
+                soggettoIdLessThan?: number;
+                /** @description `SoggettoId` is less than or equal to the value. */
+                soggettoIdLessThanOrEqualTo?: number;
+                /** @description `SoggettoId` differs from the value. */
+                soggettoIdNotEqualTo?: number;
+                /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdBetween?: number[];
+                /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdIn?: number[];
+                /** @description `TipoRecapitoId` equals the value. */
+                tipoRecapitoId?: number;
+                /** @description `TipoRecapitoId` is greater than or equal to the value. */
+                tipoRecapitoIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` is greater than the value. */
+                tipoRecapitoIdGreaterThan?: number;
+                /** @description `TipoRecapitoId` is less than the value. */
+                tipoRecapitoIdLessThan?: number;
+                /** @description `TipoRecapitoId` is less than or equal to the value. */
+                tipoRecapitoIdLessThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` differs from the value. */
+                tipoRecapitoIdNotEqualTo?: number;
+                /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdBetween?: number[];
+                /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdIn?: number[];
+                /** @description `Recapito` equals the value. */
+                recapito?: string;
+                /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+                recapitoStartsWith?: string;
+                /** @description `Recapito` ends with the value, matched literally. */
+                recapitoEndsWith?: string;
+                /** @description `Recapito` contains the value, matched literally. */
+                recapitoContains?: string;
+                /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                recapitoLike?: string;
+                /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoBetween?: string[];
+                /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoIn?: string[];
+                /** @description `CodiceEsterno` equals the value. */
+                codiceEsterno?: string;
+                /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+                codiceEsternoStartsWith?: string;
+                /** @description `CodiceEsterno` ends with the value, matched literally. */
+                codiceEsternoEndsWith?: string;
+                /** @description `CodiceEsterno` contains the value, matched literally. */
+                codiceEsternoContains?: string;
+                /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                codiceEsternoLike?: string;
+                /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoBetween?: string[];
+                /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoIn?: string[];
+                /** @description Rows to skip; default 0. */
+                skip?: number;
+                /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
+                take?: number;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                include?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `json` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonCsv"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of `SoggettoRecapito` records. */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example Id,SoggettoId,TipoRecapitoId,Recapito,CodiceEsterno
+                     *     1,2,3,Esempio Recapito,Esempio CodiceEsterno
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    SoggettoRecapitoQueryCsv: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `SoggettoId` equals the value. */
+                soggettoId?: number;
+                /** @description `SoggettoId` is greater than or equal to the value. */
+                soggettoIdGreaterThanOrEqualTo?: number;
+                /** @description `SoggettoId` is greater than the value. */
+                soggettoIdGreaterThan?: number;
+                /** @description `SoggettoId` is less than the value. */
+                soggettoIdLessThan?: number;
+                /** @description `SoggettoId` is less than or equal to the value. */
+                soggettoIdLessThanOrEqualTo?: number;
+                /** @description `SoggettoId` differs from the value. */
+                soggettoIdNotEqualTo?: number;
+                /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdBetween?: number[];
+                /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdIn?: number[];
+                /** @description `TipoRecapitoId` equals the value. */
+                tipoRecapitoId?: number;
+                /** @description `TipoRecapitoId` is greater than or equal to the value. */
+                tipoRecapitoIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` is greater than the value. */
+                tipoRecapitoIdGreaterThan?: number;
+                /** @description `TipoRecapitoId` is less than the value. */
+                tipoRecapitoIdLessThan?: number;
+                /** @description `TipoRecapitoId` is less than or equal to the value. */
+                tipoRecapitoIdLessThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` differs from the value. */
+                tipoRecapitoIdNotEqualTo?: number;
+                /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdBetween?: number[];
+                /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdIn?: number[];
+                /** @description `Recapito` equals the value. */
+                recapito?: string;
+                /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+                recapitoStartsWith?: string;
+                /** @description `Recapito` ends with the value, matched literally. */
+                recapitoEndsWith?: string;
+                /** @description `Recapito` contains the value, matched literally. */
+                recapitoContains?: string;
+                /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                recapitoLike?: string;
+                /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoBetween?: string[];
+                /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoIn?: string[];
+                /** @description `CodiceEsterno` equals the value. */
+                codiceEsterno?: string;
+                /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+                codiceEsternoStartsWith?: string;
+                /** @description `CodiceEsterno` ends with the value, matched literally. */
+                codiceEsternoEndsWith?: string;
+                /** @description `CodiceEsterno` contains the value, matched literally. */
+                codiceEsternoContains?: string;
+                /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                codiceEsternoLike?: string;
+                /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoBetween?: string[];
+                /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoIn?: string[];
+                /** @description Rows to skip; default 0. */
+                skip?: number;
+                /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
+                take?: number;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                include?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `json` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonCsv"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "idIn": [
+                 *         1,
+                 *         2,
+                 *         3
+                 *       ],
+                 *       "recapitoLike": "%esempio%",
+                 *       "skip": 0,
+                 *       "take": 10,
+                 *       "orderByDesc": "Id",
+                 *       "include": "Total"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SoggettoRecapitoQuery"];
+                "application/x-www-form-urlencoded": components["schemas"]["SoggettoRecapitoQuery"];
+            };
+        };
+        responses: {
+            /** @description A page of `SoggettoRecapito` records. */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example Id,SoggettoId,TipoRecapitoId,Recapito,CodiceEsterno
+                     *     1,2,3,Esempio Recapito,Esempio CodiceEsterno
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    SoggettoRecapitoQueryGetCsvHead: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `SoggettoId` equals the value. */
+                soggettoId?: number;
+                /** @description `SoggettoId` is greater than or equal to the value. */
+                soggettoIdGreaterThanOrEqualTo?: number;
+                /** @description `SoggettoId` is greater than the value. */
+                soggettoIdGreaterThan?: number;
+                /** @description `SoggettoId` is less than the value. */
+                soggettoIdLessThan?: number;
+                /** @description `SoggettoId` is less than or equal to the value. */
+                soggettoIdLessThanOrEqualTo?: number;
+                /** @description `SoggettoId` differs from the value. */
+                soggettoIdNotEqualTo?: number;
+                /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdBetween?: number[];
+                /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdIn?: number[];
+                /** @description `TipoRecapitoId` equals the value. */
+                tipoRecapitoId?: number;
+                /** @description `TipoRecapitoId` is greater than or equal to the value. */
+                tipoRecapitoIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` is greater than the value. */
+                tipoRecapitoIdGreaterThan?: number;
+                /** @description `TipoRecapitoId` is less than the value. */
+                tipoRecapitoIdLessThan?: number;
+                /** @description `TipoRecapitoId` is less than or equal to the value. */
+                tipoRecapitoIdLessThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` differs from the value. */
+                tipoRecapitoIdNotEqualTo?: number;
+                /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdBetween?: number[];
+                /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdIn?: number[];
+                /** @description `Recapito` equals the value. */
+                recapito?: string;
+                /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+                recapitoStartsWith?: string;
+                /** @description `Recapito` ends with the value, matched literally. */
+                recapitoEndsWith?: string;
+                /** @description `Recapito` contains the value, matched literally. */
+                recapitoContains?: string;
+                /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                recapitoLike?: string;
+                /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoBetween?: string[];
+                /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoIn?: string[];
+                /** @description `CodiceEsterno` equals the value. */
+                codiceEsterno?: string;
+                /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+                codiceEsternoStartsWith?: string;
+                /** @description `CodiceEsterno` ends with the value, matched literally. */
+                codiceEsternoEndsWith?: string;
+                /** @description `CodiceEsterno` contains the value, matched literally. */
+                codiceEsternoContains?: string;
+                /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                codiceEsternoLike?: string;
+                /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoBetween?: string[];
+                /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoIn?: string[];
+                /** @description Rows to skip; default 0. */
+                skip?: number;
+                /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
+                take?: number;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                include?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `json` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonCsv"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of `SoggettoRecapito` records. */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No, malformed, expired or badly signed token, or wrong credentials. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Authenticated, but without the role the operation requires. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body is neither JSON nor form-urlencoded. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    SoggettoRecapitoQueryGetApi: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `SoggettoId` equals the value. */
+                soggettoId?: number;
+                /** @description `SoggettoId` is greater than or equal to the value. */
+                soggettoIdGreaterThanOrEqualTo?: number;
+                /** @description `SoggettoId` is greater than the value. */
+                soggettoIdGreaterThan?: number;
+                /** @description `SoggettoId` is less than the value. */
+                soggettoIdLessThan?: number;
+                /** @description `SoggettoId` is less than or equal to the value. */
+                soggettoIdLessThanOrEqualTo?: number;
+                /** @description `SoggettoId` differs from the value. */
+                soggettoIdNotEqualTo?: number;
+                /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdBetween?: number[];
+                /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdIn?: number[];
+                /** @description `TipoRecapitoId` equals the value. */
+                tipoRecapitoId?: number;
+                /** @description `TipoRecapitoId` is greater than or equal to the value. */
+                tipoRecapitoIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` is greater than the value. */
+                tipoRecapitoIdGreaterThan?: number;
+                /** @description `TipoRecapitoId` is less than the value. */
+                tipoRecapitoIdLessThan?: number;
+                /** @description `TipoRecapitoId` is less than or equal to the value. */
+                tipoRecapitoIdLessThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` differs from the value. */
+                tipoRecapitoIdNotEqualTo?: number;
+                /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdBetween?: number[];
+                /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdIn?: number[];
+                /** @description `Recapito` equals the value. */
+                recapito?: string;
+                /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+                recapitoStartsWith?: string;
+                /** @description `Recapito` ends with the value, matched literally. */
+                recapitoEndsWith?: string;
+                /** @description `Recapito` contains the value, matched literally. */
+                recapitoContains?: string;
+                /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                recapitoLike?: string;
+                /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoBetween?: string[];
+                /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoIn?: string[];
+                /** @description `CodiceEsterno` equals the value. */
+                codiceEsterno?: string;
+                /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+                codiceEsternoStartsWith?: string;
+                /** @description `CodiceEsterno` ends with the value, matched literally. */
+                codiceEsternoEndsWith?: string;
+                /** @description `CodiceEsterno` contains the value, matched literally. */
+                codiceEsternoContains?: string;
+                /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                codiceEsternoLike?: string;
+                /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoBetween?: string[];
+                /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoIn?: string[];
+                /** @description Rows to skip; default 0. */
+                skip?: number;
+                /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
+                take?: number;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                include?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `json` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonCsv"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of `SoggettoRecapito` records. */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "offset": 0,
+                     *       "total": 1,
+                     *       "results": [
+                     *         {
+                     *           "id": 1,
+                     *           "soggettoId": 2,
+                     *           "tipoRecapitoId": 3,
+                     *           "recapito": "Esempio Recapito",
+                     *           "codiceEsterno": "Esempio CodiceEsterno"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SoggettoRecapitoQueryResponse"];
+                    /**
+                     * @example Id,SoggettoId,TipoRecapitoId,Recapito,CodiceEsterno
+                     *     1,2,3,Esempio Recapito,Esempio CodiceEsterno
+                     */
+                    "text/csv": string;
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    SoggettoRecapitoQueryApi: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `SoggettoId` equals the value. */
+                soggettoId?: number;
+                /** @description `SoggettoId` is greater than or equal to the value. */
+                soggettoIdGreaterThanOrEqualTo?: number;
+                /** @description `SoggettoId` is greater than the value. */
+                soggettoIdGreaterThan?: number;
+                /** @description `SoggettoId` is less than the value. */
+                soggettoIdLessThan?: number;
+                /** @description `SoggettoId` is less than or equal to the value. */
+                soggettoIdLessThanOrEqualTo?: number;
+                /** @description `SoggettoId` differs from the value. */
+                soggettoIdNotEqualTo?: number;
+                /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdBetween?: number[];
+                /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdIn?: number[];
+                /** @description `TipoRecapitoId` equals the value. */
+                tipoRecapitoId?: number;
+                /** @description `TipoRecapitoId` is greater than or equal to the value. */
+                tipoRecapitoIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` is greater than the value. */
+                tipoRecapitoIdGreaterThan?: number;
+                /** @description `TipoRecapitoId` is less than the value. */
+                tipoRecapitoIdLessThan?: number;
+                /** @description `TipoRecapitoId` is less than or equal to the value. */
+                tipoRecapitoIdLessThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` differs from the value. */
+                tipoRecapitoIdNotEqualTo?: number;
+                /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdBetween?: number[];
+                /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdIn?: number[];
+                /** @description `Recapito` equals the value. */
+                recapito?: string;
+                /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+                recapitoStartsWith?: string;
+                /** @description `Recapito` ends with the value, matched literally. */
+                recapitoEndsWith?: string;
+                /** @description `Recapito` contains the value, matched literally. */
+                recapitoContains?: string;
+                /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                recapitoLike?: string;
+                /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoBetween?: string[];
+                /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoIn?: string[];
+                /** @description `CodiceEsterno` equals the value. */
+                codiceEsterno?: string;
+                /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+                codiceEsternoStartsWith?: string;
+                /** @description `CodiceEsterno` ends with the value, matched literally. */
+                codiceEsternoEndsWith?: string;
+                /** @description `CodiceEsterno` contains the value, matched literally. */
+                codiceEsternoContains?: string;
+                /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                codiceEsternoLike?: string;
+                /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoBetween?: string[];
+                /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoIn?: string[];
+                /** @description Rows to skip; default 0. */
+                skip?: number;
+                /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
+                take?: number;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                include?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `json` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonCsv"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "idIn": [
+                 *         1,
+                 *         2,
+                 *         3
+                 *       ],
+                 *       "recapitoLike": "%esempio%",
+                 *       "skip": 0,
+                 *       "take": 10,
+                 *       "orderByDesc": "Id",
+                 *       "include": "Total"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SoggettoRecapitoQuery"];
+                "application/x-www-form-urlencoded": components["schemas"]["SoggettoRecapitoQuery"];
+            };
+        };
+        responses: {
+            /** @description A page of `SoggettoRecapito` records. */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "offset": 0,
+                     *       "total": 1,
+                     *       "results": [
+                     *         {
+                     *           "id": 1,
+                     *           "soggettoId": 2,
+                     *           "tipoRecapitoId": 3,
+                     *           "recapito": "Esempio Recapito",
+                     *           "codiceEsterno": "Esempio CodiceEsterno"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SoggettoRecapitoQueryResponse"];
+                    /**
+                     * @example Id,SoggettoId,TipoRecapitoId,Recapito,CodiceEsterno
+                     *     1,2,3,Esempio Recapito,Esempio CodiceEsterno
+                     */
+                    "text/csv": string;
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    SoggettoRecapitoQueryGetApiHead: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `SoggettoId` equals the value. */
+                soggettoId?: number;
+                /** @description `SoggettoId` is greater than or equal to the value. */
+                soggettoIdGreaterThanOrEqualTo?: number;
+                /** @description `SoggettoId` is greater than the value. */
+                soggettoIdGreaterThan?: number;
+                /** @description `SoggettoId` is less than the value. */
+                soggettoIdLessThan?: number;
+                /** @description `SoggettoId` is less than or equal to the value. */
+                soggettoIdLessThanOrEqualTo?: number;
+                /** @description `SoggettoId` differs from the value. */
+                soggettoIdNotEqualTo?: number;
+                /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdBetween?: number[];
+                /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdIn?: number[];
+                /** @description `TipoRecapitoId` equals the value. */
+                tipoRecapitoId?: number;
+                /** @description `TipoRecapitoId` is greater than or equal to the value. */
+                tipoRecapitoIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` is greater than the value. */
+                tipoRecapitoIdGreaterThan?: number;
+                /** @description `TipoRecapitoId` is less than the value. */
+                tipoRecapitoIdLessThan?: number;
+                /** @description `TipoRecapitoId` is less than or equal to the value. */
+                tipoRecapitoIdLessThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` differs from the value. */
+                tipoRecapitoIdNotEqualTo?: number;
+                /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdBetween?: number[];
+                /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdIn?: number[];
+                /** @description `Recapito` equals the value. */
+                recapito?: string;
+                /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+                recapitoStartsWith?: string;
+                /** @description `Recapito` ends with the value, matched literally. */
+                recapitoEndsWith?: string;
+                /** @description `Recapito` contains the value, matched literally. */
+                recapitoContains?: string;
+                /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                recapitoLike?: string;
+                /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoBetween?: string[];
+                /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoIn?: string[];
+                /** @description `CodiceEsterno` equals the value. */
+                codiceEsterno?: string;
+                /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+                codiceEsternoStartsWith?: string;
+                /** @description `CodiceEsterno` ends with the value, matched literally. */
+                codiceEsternoEndsWith?: string;
+                /** @description `CodiceEsterno` contains the value, matched literally. */
+                codiceEsternoContains?: string;
+                /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                codiceEsternoLike?: string;
+                /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoBetween?: string[];
+                /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoIn?: string[];
+                /** @description Rows to skip; default 0. */
+                skip?: number;
+                /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
+                take?: number;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                include?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `json` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonCsv"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of `SoggettoRecapito` records. */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No, malformed, expired or badly signed token, or wrong credentials. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Authenticated, but without the role the operation requires. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body is neither JSON nor form-urlencoded. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    SoggettoRecapitoQueryGetApiJson: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `SoggettoId` equals the value. */
+                soggettoId?: number;
+                /** @description `SoggettoId` is greater than or equal to the value. */
+                soggettoIdGreaterThanOrEqualTo?: number;
+                /** @description `SoggettoId` is greater than the value. */
+                soggettoIdGreaterThan?: number;
+                /** @description `SoggettoId` is less than the value. */
+                soggettoIdLessThan?: number;
+                /** @description `SoggettoId` is less than or equal to the value. */
+                soggettoIdLessThanOrEqualTo?: number;
+                /** @description `SoggettoId` differs from the value. */
+                soggettoIdNotEqualTo?: number;
+                /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdBetween?: number[];
+                /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdIn?: number[];
+                /** @description `TipoRecapitoId` equals the value. */
+                tipoRecapitoId?: number;
+                /** @description `TipoRecapitoId` is greater than or equal to the value. */
+                tipoRecapitoIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` is greater than the value. */
+                tipoRecapitoIdGreaterThan?: number;
+                /** @description `TipoRecapitoId` is less than the value. */
+                tipoRecapitoIdLessThan?: number;
+                /** @description `TipoRecapitoId` is less than or equal to the value. */
+                tipoRecapitoIdLessThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` differs from the value. */
+                tipoRecapitoIdNotEqualTo?: number;
+                /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdBetween?: number[];
+                /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdIn?: number[];
+                /** @description `Recapito` equals the value. */
+                recapito?: string;
+                /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+                recapitoStartsWith?: string;
+                /** @description `Recapito` ends with the value, matched literally. */
+                recapitoEndsWith?: string;
+                /** @description `Recapito` contains the value, matched literally. */
+                recapitoContains?: string;
+                /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                recapitoLike?: string;
+                /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoBetween?: string[];
+                /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoIn?: string[];
+                /** @description `CodiceEsterno` equals the value. */
+                codiceEsterno?: string;
+                /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+                codiceEsternoStartsWith?: string;
+                /** @description `CodiceEsterno` ends with the value, matched literally. */
+                codiceEsternoEndsWith?: string;
+                /** @description `CodiceEsterno` contains the value, matched literally. */
+                codiceEsternoContains?: string;
+                /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                codiceEsternoLike?: string;
+                /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoBetween?: string[];
+                /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoIn?: string[];
+                /** @description Rows to skip; default 0. */
+                skip?: number;
+                /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
+                take?: number;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                include?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `json` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonCsv"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of `SoggettoRecapito` records. */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "offset": 0,
+                     *       "total": 1,
+                     *       "results": [
+                     *         {
+                     *           "id": 1,
+                     *           "soggettoId": 2,
+                     *           "tipoRecapitoId": 3,
+                     *           "recapito": "Esempio Recapito",
+                     *           "codiceEsterno": "Esempio CodiceEsterno"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SoggettoRecapitoQueryResponse"];
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    SoggettoRecapitoQueryApiJson: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `SoggettoId` equals the value. */
+                soggettoId?: number;
+                /** @description `SoggettoId` is greater than or equal to the value. */
+                soggettoIdGreaterThanOrEqualTo?: number;
+                /** @description `SoggettoId` is greater than the value. */
+                soggettoIdGreaterThan?: number;
+                /** @description `SoggettoId` is less than the value. */
+                soggettoIdLessThan?: number;
+                /** @description `SoggettoId` is less than or equal to the value. */
+                soggettoIdLessThanOrEqualTo?: number;
+                /** @description `SoggettoId` differs from the value. */
+                soggettoIdNotEqualTo?: number;
+                /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdBetween?: number[];
+                /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdIn?: number[];
+                /** @description `TipoRecapitoId` equals the value. */
+                tipoRecapitoId?: number;
+                /** @description `TipoRecapitoId` is greater than or equal to the value. */
+                tipoRecapitoIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` is greater than the value. */
+                tipoRecapitoIdGreaterThan?: number;
+                /** @description `TipoRecapitoId` is less than the value. */
+                tipoRecapitoIdLessThan?: number;
+                /** @description `TipoRecapitoId` is less than or equal to the value. */
+                tipoRecapitoIdLessThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` differs from the value. */
+                tipoRecapitoIdNotEqualTo?: number;
+                /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdBetween?: number[];
+                /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdIn?: number[];
+                /** @description `Recapito` equals the value. */
+                recapito?: string;
+                /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+                recapitoStartsWith?: string;
+                /** @description `Recapito` ends with the value, matched literally. */
+                recapitoEndsWith?: string;
+                /** @description `Recapito` contains the value, matched literally. */
+                recapitoContains?: string;
+                /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                recapitoLike?: string;
+                /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoBetween?: string[];
+                /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoIn?: string[];
+                /** @description `CodiceEsterno` equals the value. */
+                codiceEsterno?: string;
+                /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+                codiceEsternoStartsWith?: string;
+                /** @description `CodiceEsterno` ends with the value, matched literally. */
+                codiceEsternoEndsWith?: string;
+                /** @description `CodiceEsterno` contains the value, matched literally. */
+                codiceEsternoContains?: string;
+                /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                codiceEsternoLike?: string;
+                /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoBetween?: string[];
+                /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoIn?: string[];
+                /** @description Rows to skip; default 0. */
+                skip?: number;
+                /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
+                take?: number;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                include?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `json` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonCsv"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "idIn": [
+                 *         1,
+                 *         2,
+                 *         3
+                 *       ],
+                 *       "recapitoLike": "%esempio%",
+                 *       "skip": 0,
+                 *       "take": 10,
+                 *       "orderByDesc": "Id",
+                 *       "include": "Total"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SoggettoRecapitoQuery"];
+                "application/x-www-form-urlencoded": components["schemas"]["SoggettoRecapitoQuery"];
+            };
+        };
+        responses: {
+            /** @description A page of `SoggettoRecapito` records. */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "offset": 0,
+                     *       "total": 1,
+                     *       "results": [
+                     *         {
+                     *           "id": 1,
+                     *           "soggettoId": 2,
+                     *           "tipoRecapitoId": 3,
+                     *           "recapito": "Esempio Recapito",
+                     *           "codiceEsterno": "Esempio CodiceEsterno"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SoggettoRecapitoQueryResponse"];
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    SoggettoRecapitoQueryGetApiJsonHead: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `SoggettoId` equals the value. */
+                soggettoId?: number;
+                /** @description `SoggettoId` is greater than or equal to the value. */
+                soggettoIdGreaterThanOrEqualTo?: number;
+                /** @description `SoggettoId` is greater than the value. */
+                soggettoIdGreaterThan?: number;
+                /** @description `SoggettoId` is less than the value. */
+                soggettoIdLessThan?: number;
+                /** @description `SoggettoId` is less than or equal to the value. */
+                soggettoIdLessThanOrEqualTo?: number;
+                /** @description `SoggettoId` differs from the value. */
+                soggettoIdNotEqualTo?: number;
+                /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdBetween?: number[];
+                /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdIn?: number[];
+                /** @description `TipoRecapitoId` equals the value. */
+                tipoRecapitoId?: number;
+                /** @description `TipoRecapitoId` is greater than or equal to the value. */
+                tipoRecapitoIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` is greater than the value. */
+                tipoRecapitoIdGreaterThan?: number;
+                /** @description `TipoRecapitoId` is less than the value. */
+                tipoRecapitoIdLessThan?: number;
+                /** @description `TipoRecapitoId` is less than or equal to the value. */
+                tipoRecapitoIdLessThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` differs from the value. */
+                tipoRecapitoIdNotEqualTo?: number;
+                /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdBetween?: number[];
+                /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdIn?: number[];
+                /** @description `Recapito` equals the value. */
+                recapito?: string;
+                /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+                recapitoStartsWith?: string;
+                /** @description `Recapito` ends with the value, matched literally. */
+                recapitoEndsWith?: string;
+                /** @description `Recapito` contains the value, matched literally. */
+                recapitoContains?: string;
+                /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                recapitoLike?: string;
+                /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoBetween?: string[];
+                /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoIn?: string[];
+                /** @description `CodiceEsterno` equals the value. */
+                codiceEsterno?: string;
+                /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+                codiceEsternoStartsWith?: string;
+                /** @description `CodiceEsterno` ends with the value, matched literally. */
+                codiceEsternoEndsWith?: string;
+                /** @description `CodiceEsterno` contains the value, matched literally. */
+                codiceEsternoContains?: string;
+                /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                codiceEsternoLike?: string;
+                /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoBetween?: string[];
+                /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoIn?: string[];
+                /** @description Rows to skip; default 0. */
+                skip?: number;
+                /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
+                take?: number;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                include?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `json` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonCsv"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of `SoggettoRecapito` records. */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No, malformed, expired or badly signed token, or wrong credentials. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Authenticated, but without the role the operation requires. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body is neither JSON nor form-urlencoded. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    SoggettoRecapitoQueryGetApiCsv: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `SoggettoId` equals the value. */
+                soggettoId?: number;
+                /** @description `SoggettoId` is greater than or equal to the value. */
+                soggettoIdGreaterThanOrEqualTo?: number;
+                /** @description `SoggettoId` is greater than the value. */
+                soggettoIdGreaterThan?: number;
+                /** @description `SoggettoId` is less than the value. */
+                soggettoIdLessThan?: number;
+                /** @description `SoggettoId` is less than or equal to the value. */
+                soggettoIdLessThanOrEqualTo?: number;
+                /** @description `SoggettoId` differs from the value. */
+                soggettoIdNotEqualTo?: number;
+                /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdBetween?: number[];
+                /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdIn?: number[];
+                /** @description `TipoRecapitoId` equals the value. */
+                tipoRecapitoId?: number;
+                /** @description `TipoRecapitoId` is greater than or equal to the value. */
+                tipoRecapitoIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` is greater than the value. */
+                tipoRecapitoIdGreaterThan?: number;
+                /** @description `TipoRecapitoId` is less than the value. */
+                tipoRecapitoIdLessThan?: number;
+                /** @description `TipoRecapitoId` is less than or equal to the value. */
+                tipoRecapitoIdLessThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` differs from the value. */
+                tipoRecapitoIdNotEqualTo?: number;
+                /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdBetween?: number[];
+                /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdIn?: number[];
+                /** @description `Recapito` equals the value. */
+                recapito?: string;
+                /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+                recapitoStartsWith?: string;
+                /** @description `Recapito` ends with the value, matched literally. */
+                recapitoEndsWith?: string;
+                /** @description `Recapito` contains the value, matched literally. */
+                recapitoContains?: string;
+                /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                recapitoLike?: string;
+                /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoBetween?: string[];
+                /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoIn?: string[];
+                /** @description `CodiceEsterno` equals the value. */
+                codiceEsterno?: string;
+                /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+                codiceEsternoStartsWith?: string;
+                /** @description `CodiceEsterno` ends with the value, matched literally. */
+                codiceEsternoEndsWith?: string;
+                /** @description `CodiceEsterno` contains the value, matched literally. */
+                codiceEsternoContains?: string;
+                /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                codiceEsternoLike?: string;
+                /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoBetween?: string[];
+                /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoIn?: string[];
+                /** @description Rows to skip; default 0. */
+                skip?: number;
+                /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
+                take?: number;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                include?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `json` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonCsv"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of `SoggettoRecapito` records. */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example Id,SoggettoId,TipoRecapitoId,Recapito,CodiceEsterno
+                     *     1,2,3,Esempio Recapito,Esempio CodiceEsterno
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    SoggettoRecapitoQueryApiCsv: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `SoggettoId` equals the value. */
+                soggettoId?: number;
+                /** @description `SoggettoId` is greater than or equal to the value. */
+                soggettoIdGreaterThanOrEqualTo?: number;
+                /** @description `SoggettoId` is greater than the value. */
+                soggettoIdGreaterThan?: number;
+                /** @description `SoggettoId` is less than the value. */
+                soggettoIdLessThan?: number;
+                /** @description `SoggettoId` is less than or equal to the value. */
+                soggettoIdLessThanOrEqualTo?: number;
+                /** @description `SoggettoId` differs from the value. */
+                soggettoIdNotEqualTo?: number;
+                /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdBetween?: number[];
+                /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdIn?: number[];
+                /** @description `TipoRecapitoId` equals the value. */
+                tipoRecapitoId?: number;
+                /** @description `TipoRecapitoId` is greater than or equal to the value. */
+                tipoRecapitoIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` is greater than the value. */
+                tipoRecapitoIdGreaterThan?: number;
+                /** @description `TipoRecapitoId` is less than the value. */
+                tipoRecapitoIdLessThan?: number;
+                /** @description `TipoRecapitoId` is less than or equal to the value. */
+                tipoRecapitoIdLessThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` differs from the value. */
+                tipoRecapitoIdNotEqualTo?: number;
+                /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdBetween?: number[];
+                /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdIn?: number[];
+                /** @description `Recapito` equals the value. */
+                recapito?: string;
+                /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+                recapitoStartsWith?: string;
+                /** @description `Recapito` ends with the value, matched literally. */
+                recapitoEndsWith?: string;
+                /** @description `Recapito` contains the value, matched literally. */
+                recapitoContains?: string;
+                /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                recapitoLike?: string;
+                /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoBetween?: string[];
+                /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoIn?: string[];
+                /** @description `CodiceEsterno` equals the value. */
+                codiceEsterno?: string;
+                /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+                codiceEsternoStartsWith?: string;
+                /** @description `CodiceEsterno` ends with the value, matched literally. */
+                codiceEsternoEndsWith?: string;
+                /** @description `CodiceEsterno` contains the value, matched literally. */
+                codiceEsternoContains?: string;
+                /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                codiceEsternoLike?: string;
+                /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoBetween?: string[];
+                /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoIn?: string[];
+                /** @description Rows to skip; default 0. */
+                skip?: number;
+                /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
+                take?: number;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                include?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `json` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonCsv"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "idIn": [
+                 *         1,
+                 *         2,
+                 *         3
+                 *       ],
+                 *       "recapitoLike": "%esempio%",
+                 *       "skip": 0,
+                 *       "take": 10,
+                 *       "orderByDesc": "Id",
+                 *       "include": "Total"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SoggettoRecapitoQuery"];
+                "application/x-www-form-urlencoded": components["schemas"]["SoggettoRecapitoQuery"];
+            };
+        };
+        responses: {
+            /** @description A page of `SoggettoRecapito` records. */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example Id,SoggettoId,TipoRecapitoId,Recapito,CodiceEsterno
+                     *     1,2,3,Esempio Recapito,Esempio CodiceEsterno
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    SoggettoRecapitoQueryGetApiCsvHead: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `SoggettoId` equals the value. */
+                soggettoId?: number;
+                /** @description `SoggettoId` is greater than or equal to the value. */
+                soggettoIdGreaterThanOrEqualTo?: number;
+                /** @description `SoggettoId` is greater than the value. */
+                soggettoIdGreaterThan?: number;
+                /** @description `SoggettoId` is less than the value. */
+                soggettoIdLessThan?: number;
+                /** @description `SoggettoId` is less than or equal to the value. */
+                soggettoIdLessThanOrEqualTo?: number;
+                /** @description `SoggettoId` differs from the value. */
+                soggettoIdNotEqualTo?: number;
+                /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdBetween?: number[];
+                /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdIn?: number[];
+                /** @description `TipoRecapitoId` equals the value. */
+                tipoRecapitoId?: number;
+                /** @description `TipoRecapitoId` is greater than or equal to the value. */
+                tipoRecapitoIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` is greater than the value. */
+                tipoRecapitoIdGreaterThan?: number;
+                /** @description `TipoRecapitoId` is less than the value. */
+                tipoRecapitoIdLessThan?: number;
+                /** @description `TipoRecapitoId` is less than or equal to the value. */
+                tipoRecapitoIdLessThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` differs from the value. */
+                tipoRecapitoIdNotEqualTo?: number;
+                /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdBetween?: number[];
+                /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdIn?: number[];
+                /** @description `Recapito` equals the value. */
+                recapito?: string;
+                /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+                recapitoStartsWith?: string;
+                /** @description `Recapito` ends with the value, matched literally. */
+                recapitoEndsWith?: string;
+                /** @description `Recapito` contains the value, matched literally. */
+                recapitoContains?: string;
+                /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                recapitoLike?: string;
+                /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoBetween?: string[];
+                /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoIn?: string[];
+                /** @description `CodiceEsterno` equals the value. */
+                codiceEsterno?: string;
+                /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+                codiceEsternoStartsWith?: string;
+                /** @description `CodiceEsterno` ends with the value, matched literally. */
+                codiceEsternoEndsWith?: string;
+                /** @description `CodiceEsterno` contains the value, matched literally. */
+                codiceEsternoContains?: string;
+                /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                codiceEsternoLike?: string;
+                /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoBetween?: string[];
+                /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoIn?: string[];
+                /** @description Rows to skip; default 0. */
+                skip?: number;
+                /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
+                take?: number;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                include?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `json` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonCsv"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of `SoggettoRecapito` records. */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No, malformed, expired or badly signed token, or wrong credentials. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Authenticated, but without the role the operation requires. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body is neither JSON nor form-urlencoded. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     Authenticate: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "userName": "mario.rossi",
+                 *       "password": "correct-horse-battery"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Authenticate"];
+                "application/x-www-form-urlencoded": components["schemas"]["Authenticate"];
+            };
+        };
+        responses: {
+            /** @description Signed in. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "userId": "42",
+                     *       "sessionId": "7f3c2a",
+                     *       "userName": "mario.rossi",
+                     *       "displayName": "Mario Rossi",
+                     *       "bearerToken": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiI0MiJ9.c2lnbmF0dXJl",
+                     *       "refreshToken": "3q2-7wAAAAA",
+                     *       "roles": [
+                     *         "ApiUser"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticateResponse"];
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    AuthenticateJson: {
+        parameters: {
+            query?: {
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "userName": "mario.rossi",
+                 *       "password": "correct-horse-battery"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Authenticate"];
+                "application/x-www-form-urlencoded": components["schemas"]["Authenticate"];
+            };
+        };
+        responses: {
+            /** @description Signed in. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "userId": "42",
+                     *       "sessionId": "7f3c2a",
+                     *       "userName": "mario.rossi",
+                     *       "displayName": "Mario Rossi",
+                     *       "bearerToken": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiI0MiJ9.c2lnbmF0dXJl",
+                     *       "refreshToken": "3q2-7wAAAAA",
+                     *       "roles": [
+                     *         "ApiUser"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticateResponse"];
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    AuthenticateReply: {
+        parameters: {
+            query?: {
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "userName": "mario.rossi",
+                 *       "password": "correct-horse-battery"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Authenticate"];
+                "application/x-www-form-urlencoded": components["schemas"]["Authenticate"];
+            };
+        };
+        responses: {
+            /** @description Signed in. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "userId": "42",
+                     *       "sessionId": "7f3c2a",
+                     *       "userName": "mario.rossi",
+                     *       "displayName": "Mario Rossi",
+                     *       "bearerToken": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiI0MiJ9.c2lnbmF0dXJl",
+                     *       "refreshToken": "3q2-7wAAAAA",
+                     *       "roles": [
+                     *         "ApiUser"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticateResponse"];
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    AuthenticateReplyJson: {
+        parameters: {
+            query?: {
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "userName": "mario.rossi",
+                 *       "password": "correct-horse-battery"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Authenticate"];
+                "application/x-www-form-urlencoded": components["schemas"]["Authenticate"];
+            };
+        };
+        responses: {
+            /** @description Signed in. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "userId": "42",
+                     *       "sessionId": "7f3c2a",
+                     *       "userName": "mario.rossi",
+                     *       "displayName": "Mario Rossi",
+                     *       "bearerToken": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiI0MiJ9.c2lnbmF0dXJl",
+                     *       "refreshToken": "3q2-7wAAAAA",
+                     *       "roles": [
+                     *         "ApiUser"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticateResponse"];
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    AuthenticateApi: {
+        parameters: {
+            query?: {
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "userName": "mario.rossi",
+                 *       "password": "correct-horse-battery"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Authenticate"];
+                "application/x-www-form-urlencoded": components["schemas"]["Authenticate"];
+            };
+        };
+        responses: {
+            /** @description Signed in. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "userId": "42",
+                     *       "sessionId": "7f3c2a",
+                     *       "userName": "mario.rossi",
+                     *       "displayName": "Mario Rossi",
+                     *       "bearerToken": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiI0MiJ9.c2lnbmF0dXJl",
+                     *       "refreshToken": "3q2-7wAAAAA",
+                     *       "roles": [
+                     *         "ApiUser"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticateResponse"];
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    AuthenticateApiJson: {
+        parameters: {
+            query?: {
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2144,7 +11390,264 @@ export interface operations {
     };
     GetAccessToken: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "refreshToken": "3q2-7wAAAAA"
+                 *     }
+                 */
+                "application/json": components["schemas"]["GetAccessToken"];
+                "application/x-www-form-urlencoded": components["schemas"]["GetAccessToken"];
+            };
+        };
+        responses: {
+            /** @description New tokens. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "accessToken": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiI0MiJ9.c2lnbmF0dXJl",
+                     *       "refreshToken": "9zX-1bBBBBB"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetAccessTokenResponse"];
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    GetAccessTokenJson: {
+        parameters: {
+            query?: {
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "refreshToken": "3q2-7wAAAAA"
+                 *     }
+                 */
+                "application/json": components["schemas"]["GetAccessToken"];
+                "application/x-www-form-urlencoded": components["schemas"]["GetAccessToken"];
+            };
+        };
+        responses: {
+            /** @description New tokens. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "accessToken": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiI0MiJ9.c2lnbmF0dXJl",
+                     *       "refreshToken": "9zX-1bBBBBB"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetAccessTokenResponse"];
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    GetAccessTokenReply: {
+        parameters: {
+            query?: {
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "refreshToken": "3q2-7wAAAAA"
+                 *     }
+                 */
+                "application/json": components["schemas"]["GetAccessToken"];
+                "application/x-www-form-urlencoded": components["schemas"]["GetAccessToken"];
+            };
+        };
+        responses: {
+            /** @description New tokens. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "accessToken": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiI0MiJ9.c2lnbmF0dXJl",
+                     *       "refreshToken": "9zX-1bBBBBB"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetAccessTokenResponse"];
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    GetAccessTokenReplyJson: {
+        parameters: {
+            query?: {
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "refreshToken": "3q2-7wAAAAA"
+                 *     }
+                 */
+                "application/json": components["schemas"]["GetAccessToken"];
+                "application/x-www-form-urlencoded": components["schemas"]["GetAccessToken"];
+            };
+        };
+        responses: {
+            /** @description New tokens. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "accessToken": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiI0MiJ9.c2lnbmF0dXJl",
+                     *       "refreshToken": "9zX-1bBBBBB"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetAccessTokenResponse"];
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    GetAccessTokenApi: {
+        parameters: {
+            query?: {
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "refreshToken": "3q2-7wAAAAA"
+                 *     }
+                 */
+                "application/json": components["schemas"]["GetAccessToken"];
+                "application/x-www-form-urlencoded": components["schemas"]["GetAccessToken"];
+            };
+        };
+        responses: {
+            /** @description New tokens. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "accessToken": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiI0MiJ9.c2lnbmF0dXJl",
+                     *       "refreshToken": "9zX-1bBBBBB"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetAccessTokenResponse"];
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    GetAccessTokenApiJson: {
+        parameters: {
+            query?: {
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2187,7 +11690,47 @@ export interface operations {
     };
     Logout: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session is closed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {} */
+                    "application/json": components["schemas"]["LogoutResponse"];
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    LogoutJson: {
+        parameters: {
+            query?: {
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2213,7 +11756,234 @@ export interface operations {
     };
     AssignRoles: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["AssignRoles"];
+        responses: {
+            /** @description All the user's roles after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "allRoles": [
+                     *         "Admin",
+                     *         "ApiUser"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AssignRolesResponse"];
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    AssignRolesJson: {
+        parameters: {
+            query?: {
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["AssignRoles"];
+        responses: {
+            /** @description All the user's roles after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "allRoles": [
+                     *         "Admin",
+                     *         "ApiUser"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AssignRolesResponse"];
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    AssignRolesReply: {
+        parameters: {
+            query?: {
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["AssignRoles"];
+        responses: {
+            /** @description All the user's roles after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "allRoles": [
+                     *         "Admin",
+                     *         "ApiUser"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AssignRolesResponse"];
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    AssignRolesReplyJson: {
+        parameters: {
+            query?: {
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["AssignRoles"];
+        responses: {
+            /** @description All the user's roles after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "allRoles": [
+                     *         "Admin",
+                     *         "ApiUser"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AssignRolesResponse"];
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    AssignRolesApi: {
+        parameters: {
+            query?: {
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["AssignRoles"];
+        responses: {
+            /** @description All the user's roles after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "allRoles": [
+                     *         "Admin",
+                     *         "ApiUser"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AssignRolesResponse"];
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    AssignRolesApiJson: {
+        parameters: {
+            query?: {
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2250,7 +12020,234 @@ export interface operations {
     };
     UnAssignRoles: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["AssignRoles"];
+        responses: {
+            /** @description All the user's roles after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "allRoles": [
+                     *         "Admin",
+                     *         "ApiUser"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AssignRolesResponse"];
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    UnAssignRolesJson: {
+        parameters: {
+            query?: {
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["AssignRoles"];
+        responses: {
+            /** @description All the user's roles after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "allRoles": [
+                     *         "Admin",
+                     *         "ApiUser"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AssignRolesResponse"];
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    UnAssignRolesReply: {
+        parameters: {
+            query?: {
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["AssignRoles"];
+        responses: {
+            /** @description All the user's roles after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "allRoles": [
+                     *         "Admin",
+                     *         "ApiUser"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AssignRolesResponse"];
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    UnAssignRolesReplyJson: {
+        parameters: {
+            query?: {
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["AssignRoles"];
+        responses: {
+            /** @description All the user's roles after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "allRoles": [
+                     *         "Admin",
+                     *         "ApiUser"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AssignRolesResponse"];
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    UnAssignRolesApi: {
+        parameters: {
+            query?: {
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["AssignRoles"];
+        responses: {
+            /** @description All the user's roles after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "allRoles": [
+                     *         "Admin",
+                     *         "ApiUser"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AssignRolesResponse"];
+                    "application/javascript": components["schemas"]["Jsonp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    UnAssignRolesApiJson: {
+        parameters: {
+            query?: {
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2287,7 +12284,14 @@ export interface operations {
     };
     Health: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2299,9 +12303,121 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
         };
     };
+    HealthHead: {
+        parameters: {
+            query?: {
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The service is up (and, for `/ready`, the database is reachable). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    HealthJson: {
+        parameters: {
+            query?: {
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Healthy"];
+            400: components["responses"]["BadRequest"];
+            406: components["responses"]["NotAcceptable"];
+        };
+    };
+    HealthJsonHead: {
+        parameters: {
+            query?: {
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The service is up (and, for `/ready`, the database is reachable). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     Ready: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2312,6 +12428,334 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             406: components["responses"]["NotAcceptable"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    ReadyHead: {
+        parameters: {
+            query?: {
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The service is up (and, for `/ready`, the database is reachable). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    ReadyJson: {
+        parameters: {
+            query?: {
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Healthy"];
+            400: components["responses"]["BadRequest"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    ReadyJsonHead: {
+        parameters: {
+            query?: {
+                /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJson"];
+                /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
+                callback?: components["parameters"]["Callback"];
+                /** @description Ignored: jQuery's JSONP cache-buster. */
+                _?: components["parameters"]["CacheBuster"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The service is up (and, for `/ready`, the database is reachable). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    OpenApiJson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The OpenAPI document, with `servers` set to the host that was asked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+        };
+    };
+    OpenApiJsonHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The OpenAPI document, with `servers` set to the host that was asked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    OpenApiYaml: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The OpenAPI document, with `servers` set to the host that was asked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/yaml": string;
+                };
+            };
+        };
+    };
+    OpenApiYamlHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The OpenAPI document, with `servers` set to the host that was asked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    Docs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The documentation page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    DocsHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The documentation page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    DocsAsset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                asset: "init.js" | "swagger-ui.css" | "swagger-ui-bundle.js" | "favicon-32x32.png" | "favicon-16x16.png";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                    "text/css": string;
+                    "image/png": string;
+                };
+            };
+            404: components["responses"]["NotFound"];
+        };
+    };
+    DocsAssetHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                asset: "init.js" | "swagger-ui.css" | "swagger-ui-bundle.js" | "favicon-32x32.png" | "favicon-16x16.png";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unknown route, unknown operation under `/json/reply/`, or unknown resource. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    Metrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Prometheus text exposition format. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    MetricsHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Prometheus text exposition format. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

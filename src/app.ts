@@ -15,7 +15,7 @@ import type { Deps } from './deps.js';
 import { ApiError } from './errors/api-error.js';
 import { authorize, type Authenticator } from './http/access.js';
 import type { Contract, OperationContract } from './http/contract.js';
-import { negotiate, splitSuffix, validateCallback } from './http/negotiate.js';
+import { negotiate, validateCallback } from './http/negotiate.js';
 import type { OperationHandler } from './http/operation.js';
 import { parseBody } from './http/parse-body.js';
 import { readBody } from './http/read-body.js';
@@ -38,6 +38,8 @@ export interface AppModules {
 export type App = (req: IncomingMessage, res: ServerResponse) => void;
 
 const bodyLimit = 1024 * 1024;
+/** ServiceStack's predefined routes, where request DTO names match in any letter case (design.md §11). */
+const predefinedPrefix = /^\/(json\/reply|api)\//i;
 // What any unexpected error becomes, written by hand when answering the error failed.
 const lastResort = errorJson(asApiError(new Error('unanswerable')));
 
@@ -45,8 +47,12 @@ export async function createApp(deps: Deps, contract: Contract, modules: AppModu
   checkWiring(contract, modules.handlers);
   const { config, logger } = deps;
   const validators = new Map([...contract.operations].map(([id, op]) => [id, compileValidator(op)]));
-  const queryOperations = new Map(
-    [...contract.operations.values()].filter((op) => op.path.startsWith('/json/reply/')).map((op) => [op.path.toLowerCase(), op.path]),
+  // ServiceStack matches request DTO names in any letter case: the paths under its
+  // predefined prefixes, as the contract spells them (suffix routes included).
+  const byDtoName = new Map(
+    Object.keys(contract.document['paths'] as object)
+      .filter((path) => predefinedPrefix.test(path))
+      .map((path) => [path.toLowerCase(), path]),
   );
 
   const api = new OpenAPIBackend({ definition: contract.document as never, quick: true, validate: false, strict: true });
@@ -58,18 +64,16 @@ export async function createApp(deps: Deps, contract: Contract, modules: AppModu
   const operations = api.router.getOperations();
   api.router.getOperations = () => operations;
   const routes = operationRoutes(api, contract);
-  // Operation names under /json/reply/ are case-insensitive: the path as the contract spells it.
-  const canonical = (bare: string): string => queryOperations.get(bare.toLowerCase()) ?? bare;
-  const routePath = (path: string): string => canonical(splitSuffix(path).path);
+  const canonical = (path: string): string => (predefinedPrefix.test(path) ? byDtoName.get(path.toLowerCase()) ?? path : path);
 
   const metrics = createMetrics(deps.db);
   const trust = config.trustProxy;
-  const allowCors = cors(config.corsOrigins, (path) => routes.allowedMethods(routePath(path)));
+  const allowCors = cors(config.corsOrigins, (path) => routes.allowedMethods(canonical(path)));
 
   const runOperation = async (op: OperationContract, params: Readonly<Record<string, string>>, ex: Exchange): Promise<void> => {
-    ex.operationId = op.operationId;
+    ex.operationId = op.canonicalId;
     const negotiated = negotiate({
-      suffix: ex.suffix,
+      suffix: op.suffix,
       formatParam: ex.queryValue('format'),
       accept: ex.header('accept'),
       callback: ex.queryValue('callback'),
@@ -89,15 +93,15 @@ export async function createApp(deps: Deps, contract: Contract, modules: AppModu
       const checked = validators.get(op.operationId)!(built.value);
       if (!checked.ok) throw checked.error;
     }
-    const result = await modules.handlers[op.operationId]!({
-      operationId: op.operationId,
+    const result = await modules.handlers[op.canonicalId]!({
+      operationId: op.canonicalId,
       dto: built.value,
       principal,
       // A getter: only the account operations, for their rate limits, read it.
       get clientIp() { return ex.clientIp; },
       format: negotiated.format,
     });
-    sendResult(ex.res, op.operationId, negotiated, result);
+    sendResult(ex.res, op.dtoName, negotiated, result);
   };
 
   const answerError = (ex: Exchange, err: unknown): void => {
@@ -133,10 +137,9 @@ export async function createApp(deps: Deps, contract: Contract, modules: AppModu
 
   const serve = async (ex: Exchange): Promise<void> => {
     try {
-      const { path, format } = splitSuffix(ex.path);
-      ex.suffix = format;
+      // HEAD is declared wherever GET is, and answered by the GET's route without a body.
       const method = ex.req.method === 'HEAD' ? 'GET' : ex.req.method ?? 'GET';
-      const route = routes.match(method, canonical(path));
+      const route = routes.match(method, canonical(ex.path));
       if (!route.ok) throw route.error;
       const found = route.value;
       if (found.kind === 'notFound') {
@@ -190,8 +193,8 @@ function withoutSql(err: unknown): unknown {
 }
 
 function checkWiring(contract: Contract, handlers: Readonly<Record<string, OperationHandler>>): void {
-  const missing = [...contract.operations.keys()].filter((id) => typeof handlers[id] !== 'function');
-  const extra = Object.keys(handlers).filter((id) => !contract.operations.has(id));
+  const missing = [...contract.canonicalIds].filter((id) => typeof handlers[id] !== 'function');
+  const extra = Object.keys(handlers).filter((id) => !contract.canonicalIds.has(id));
   if (missing.length > 0) throw new Error(`No handler for operation(s): ${missing.join(', ')}`);
   if (extra.length > 0) throw new Error(`Handler(s) for unknown operation(s): ${extra.join(', ')}`);
 }

@@ -13,8 +13,6 @@ export const queryErrorResponses = {
   400: 'BadRequest',
   401: 'Unauthorized',
   403: 'Forbidden',
-  404: 'NotFound',
-  405: 'MethodNotAllowed',
   406: 'NotAcceptable',
   413: 'PayloadTooLarge',
   415: 'UnsupportedMediaType',

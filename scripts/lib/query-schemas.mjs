@@ -45,6 +45,7 @@ export function requestSchema(dto, catalog) {
     type: 'object',
     description: `Filters of \`${dto.record}\` (combined with AND) and paging. Names are case-insensitive; null counts as absent.`,
     additionalProperties: false,
+    'x-case-insensitive-properties': true,
     properties: { ...properties, ...shapingSchemas(dto) },
   };
 }
@@ -89,8 +90,9 @@ export function queryParameters(dto, catalog) {
   return Object.entries(request.properties).map(([name, { description, ...schema }]) => {
     const param = { name, in: 'query', description, schema };
     if (schema.type === 'array') Object.assign(param, { description: `${description} ${arrayForms}`, style: 'form', explode: false });
-    // JSON text in the query string is `content`; an object `schema` would mean exploded pairs.
-    if (schema.type === 'object') return { name, in: 'query', description: `${description} In a query string: JSON object text.`, content: { 'application/json': { schema } } };
+    // deepObject (`meta[key]=value`) is what generated clients send for an object; the
+    // server also reads the JSON object text that ServiceStack clients send (design.md §1).
+    if (schema.type === 'object') return { ...param, description: `${description} In a query string: \`meta[key]=value\` pairs or JSON object text.`, style: 'deepObject', explode: true };
     return param;
   });
 }

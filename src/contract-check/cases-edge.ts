@@ -63,10 +63,10 @@ export const edgeCases: readonly ContractCase[] = [
     },
   },
   {
-    name: 'Ready: 406 for the .csv suffix (no CSV form)',
+    name: 'Ready: 404 for the .csv suffix (no CSV form, so no such route)',
     operationId: 'Ready',
     kind: 'negative',
-    run: async (ctx) => expectError(await ctx.call('GET', '/ready.csv'), 406, 'NotAcceptable'),
+    run: async (ctx) => expectError(await ctx.call('GET', '/ready.csv'), 404, 'NotFound'),
   },
   {
     name: '(routing): 404 NotFound for an unknown route',

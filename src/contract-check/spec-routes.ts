@@ -1,6 +1,6 @@
 // Which operation of generated/openapi.json a request reached, judged the way the server
-// routes (design.md §2, §7): a `.json`/`.csv` suffix is a format, not part of the path;
-// names under /json/reply/ are case-insensitive; HEAD is answered by the GET operation.
+// routes (design.md §2, §11): every route is declared (suffix routes and HEAD included);
+// request DTO names under /json/reply/ and /api/ match in any letter case.
 // Standalone on purpose: the contract suite runs against deployments, not this process.
 import fs from 'node:fs';
 
@@ -13,6 +13,10 @@ export interface SpecOperation {
   /** JSON pointer of the operation object, for ajv $refs. */
   readonly pointer: string;
   readonly responses: Readonly<Record<string, unknown>>;
+  /** The format a suffix route answers (`x-format`). */
+  readonly format: 'json' | 'csv' | undefined;
+  /** An operation of its own: not a variant route (x-variant-of) nor served by the edge (x-edge). */
+  readonly canonical: boolean;
 }
 
 export type Route =
@@ -46,6 +50,8 @@ export function specRoutes(document: Json): SpecRoutes {
         pathTemplate: template,
         pointer: `#/paths/${escapePointer(template)}/${m}`,
         responses: (op['responses'] ?? {}) as Record<string, unknown>,
+        format: op['x-format'] === 'json' || op['x-format'] === 'csv' ? op['x-format'] : undefined,
+        canonical: op['x-variant-of'] === undefined && op['x-edge'] !== true,
       };
       operations.push(operation);
       return operation;
@@ -57,26 +63,19 @@ export function specRoutes(document: Json): SpecRoutes {
     document,
     operations,
     route(method, rawPath) {
-      const { path, format } = splitFormat(decodePath(rawPath.split('?')[0] ?? ''));
+      const path = decodePath(rawPath.split('?')[0] ?? '');
       const found = templates.find((t) => t.matcher.test(path));
       if (!found) return { kind: 'no-route' };
-      const verb = method.toUpperCase() === 'HEAD' ? 'GET' : method.toUpperCase();
-      const operation = found.ops.find((o) => o.method === verb);
-      if (operation) return { kind: 'operation', operation, format };
-      const allowed = found.ops.map((o) => o.method);
-      return { kind: 'method-not-allowed', pathTemplate: found.template, allowed: allowed.includes('GET') ? [...allowed, 'HEAD'] : allowed };
+      const operation = found.ops.find((o) => o.method === method.toUpperCase());
+      if (operation) return { kind: 'operation', operation, format: operation.format };
+      return { kind: 'method-not-allowed', pathTemplate: found.template, allowed: found.ops.map((o) => o.method) };
     },
   };
 }
 
 function matcherOf(template: string): RegExp {
   const source = template.split(/(\{[^}]+\})/).map((part) => (part.startsWith('{') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('');
-  return new RegExp(`^${source}$`, template.startsWith('/json/reply/') ? 'i' : '');
-}
-
-function splitFormat(path: string): { path: string; format: 'json' | 'csv' | undefined } {
-  const m = /\.(json|csv)$/i.exec(path);
-  return m ? { path: path.slice(0, -m[0].length), format: m[1]!.toLowerCase() as 'json' | 'csv' } : { path, format: undefined };
+  return new RegExp(`^${source}$`, /^\/(json\/reply|api)\//.test(template) ? 'i' : '');
 }
 
 function decodePath(path: string): string {

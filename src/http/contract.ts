@@ -20,7 +20,14 @@ export interface DtoProperty {
 }
 
 export interface OperationContract {
+  /** This route's operationId: the canonical one, or a variant's (suffix, predefined route). */
   readonly operationId: string;
+  /** The operation this route belongs to (`x-variant-of`, else its own id): the handler's key. */
+  readonly canonicalId: string;
+  /** The request DTO's name as clients know it (`x-servicestack-name`), for messages. */
+  readonly dtoName: string;
+  /** The format a suffix route answers (`x-format`); undefined on routes without a suffix. */
+  readonly suffix: 'json' | 'csv' | undefined;
   readonly method: string;
   readonly path: string;
   readonly access: Access;
@@ -35,11 +42,18 @@ export interface OperationContract {
 
 export interface Contract {
   readonly document: Readonly<Record<string, unknown>>;
+  /** Every route the handlers serve, by operationId (variants included, HEAD excluded). */
   readonly operations: ReadonlyMap<string, OperationContract>;
+  /** The canonical operationIds: what the handler map must cover, exactly. */
+  readonly canonicalIds: ReadonlySet<string>;
+  /** Operations the edge serves itself (x-edge: the contract, /docs, /metrics). */
+  readonly edgeIds: ReadonlySet<string>;
 }
 
 type Json = Record<string, unknown>;
-const methods = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
+// HEAD is declared for every GET (design.md §2) and answered by the GET's route, so it
+// needs no contract of its own.
+const methods = ['get', 'put', 'post', 'delete', 'patch', 'options'];
 
 export function loadContract(file = new URL('../../../generated/openapi.json', import.meta.url)): Contract {
   const document = JSON.parse(fs.readFileSync(file, 'utf8')) as Json;
@@ -55,22 +69,26 @@ export function fromDocument(document: Json): Contract {
     return Object.fromEntries(Object.entries(node as Json).map(([k, v]) => [k, deref(v)]));
   };
   const operations = new Map<string, OperationContract>();
+  const edgeIds = new Set<string>();
   for (const [path, item] of Object.entries((document['paths'] ?? {}) as Record<string, Json>)) {
     for (const method of methods) {
       const op = deref(item[method]) as Json | undefined;
       if (!op) continue;
       const operationId = op['operationId'];
       if (typeof operationId !== 'string') throw new Error(`${method.toUpperCase()} ${path}: operationId missing`);
-      operations.set(operationId, operationContract(operationId, method, path, op, deref(item['parameters'] ?? []) as Json[]));
+      if (op['x-edge'] === true) edgeIds.add(operationId);
+      else operations.set(operationId, operationContract(operationId, method, path, op, deref(item['parameters'] ?? []) as Json[]));
     }
   }
-  return { document, operations };
+  const canonicalIds = new Set([...operations.values()].map((op) => op.canonicalId));
+  return { document, operations, canonicalIds, edgeIds };
 }
 
 function operationContract(operationId: string, method: string, path: string, op: Json, shared: Json[]): OperationContract {
   const properties = new Map<string, DtoProperty>();
   const add = (name: string, schema: Json, where: 'path' | 'query' | 'body') => {
-    const canonical = where === 'path' ? name[0]!.toLowerCase() + name.slice(1) : name;
+    // Path parameters are PascalCase in the seed's routes (`{ImpiantoId}`); the DTO is camelCase.
+    const canonical = name[0]!.toLowerCase() + name.slice(1);
     const prev = properties.get(canonical);
     properties.set(canonical, {
       name: canonical,
@@ -82,6 +100,8 @@ function operationContract(operationId: string, method: string, path: string, op
     });
   };
   for (const p of [...shared, ...((op['parameters'] ?? []) as Json[])]) {
+    // format, callback and _ belong to the edge (negotiation), never to the request DTO.
+    if (p['x-edge-parameter'] === true) continue;
     const where = p['in'];
     // A parameter sent as JSON text declares its schema under content (OpenAPI 3.0 §4.7.12).
     const schema = p['schema'] ?? ((p['content'] as Record<string, Json> | undefined)?.['application/json']?.['schema']);
@@ -97,8 +117,13 @@ function operationContract(operationId: string, method: string, path: string, op
     // Fail closed (STYLE §10): an operation must say who may call it, exactly once.
     throw new Error(`${operationId}: declare exactly one of x-public: true or x-roles: [...]`);
   }
+  const canonicalId = typeof op['x-variant-of'] === 'string' ? op['x-variant-of'] : operationId;
+  const format = op['x-format'];
   return {
     operationId,
+    canonicalId,
+    dtoName: typeof op['x-servicestack-name'] === 'string' ? op['x-servicestack-name'] : canonicalId,
+    suffix: format === 'json' || format === 'csv' ? format : undefined,
     method,
     path,
     access: isPublic ? { kind: 'public' } : { kind: 'roles', roles: roles as string[] },

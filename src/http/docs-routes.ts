@@ -47,6 +47,9 @@ const initializer = `window.ui = SwaggerUIBundle({
   dom_id: '#swagger-ui',
   deepLinking: true,
   displayOperationId: true,
+  // Shows the x- marks readers need: x-case-insensitive-properties on request schemas,
+  // x-variant-of on the suffix and predefined routes.
+  showExtensions: true,
   validatorUrl: null,
   presets: [SwaggerUIBundle.presets.apis],
   layout: 'BaseLayout',
@@ -62,8 +65,6 @@ export function docsRoutes(): Router {
   router.get('/docs', (_req, res) => {
     res.set('Cache-Control', 'no-cache').type('text/html; charset=utf-8').send(page);
   });
-  // The page's relative asset URLs only resolve from /docs, not /docs/.
-  router.get('/docs/', (_req, res) => res.redirect(301, '../docs'));
   router.get('/docs/init.js', (_req, res) => {
     res.set('Cache-Control', 'no-cache').type('text/javascript; charset=utf-8').send(initializer);
   });

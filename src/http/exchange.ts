@@ -7,7 +7,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import proxyAddr from 'proxy-addr';
 import type { TrustProxy } from '../config.js';
-import type { Format } from './negotiate.js';
 
 /** The path and query of a request target: origin form (`/a?b`) or absolute form (`http://h/a?b`, RFC 9112 §3.2.2). */
 function splitTarget(url: string): { path: string; search: string } {
@@ -31,8 +30,6 @@ export class Exchange {
   readonly path: string;
   /** Set once the request is matched to an operation; metrics and the request log read it. */
   operationId: string | undefined;
-  /** The `.json`/`.csv` suffix of the path, if any. */
-  suffix: Format | undefined;
   /** The validated JSONP callback, once negotiation has run. */
   callback: string | undefined;
   private readonly search: string;

@@ -1,5 +1,6 @@
 // Content negotiation (design.md §2): which format answers a request, and whether it is
-// wrapped in a JSONP callback. Precedence: path suffix, then ?format=, then Accept.
+// wrapped in a JSONP callback. Precedence: path suffix (the route's x-format), then
+// ?format=, then Accept.
 import { ApiError } from '../errors/api-error.js';
 
 export type Format = 'json' | 'csv';
@@ -11,14 +12,6 @@ export interface Negotiated {
 }
 
 const callbackPattern = /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/;
-const suffixPattern = /\.(json|csv)$/i;
-
-/** Splits a `.json`/`.csv` suffix off an operation path. */
-export function splitSuffix(path: string): { path: string; format: Format | undefined } {
-  const m = suffixPattern.exec(path);
-  if (!m) return { path, format: undefined };
-  return { path: path.slice(0, -m[0].length), format: m[1]!.toLowerCase() as Format };
-}
 
 export function validateCallback(callback: string | undefined): string | undefined {
   if (callback === undefined) return undefined;

@@ -1,5 +1,5 @@
 // Finds the operation a request is for. openapi-backend's router does the matching
-// (exact paths first, then path templates by specificity, trailing slashes ignored);
+// (exact paths first, then path templates by specificity; a trailing slash is refused here);
 // this module asks it directly instead of going through OpenAPIBackend.handleRequest,
 // whose per-request parseRequest parses cookies, lower-cases every header, clones the
 // query and compiles the path template again: work the DTO builder (request-dto.ts)
@@ -45,11 +45,16 @@ export function operationRoutes(api: OpenAPIBackend, contract: Contract): Operat
   return {
     allowedMethods,
     match(method, path) {
+      // openapi-backend ignores a trailing slash; the contract does not declare such paths,
+      // so they are no route (the route census proves the two sets equal).
+      if (path.length > 1 && path.endsWith('/')) return ok({ kind: 'notFound' });
       const found = find(method, path);
       if (!found) {
         const allow = allowedMethods(path);
         return ok(allow.length > 0 ? { kind: 'methodNotAllowed', allow } : { kind: 'notFound' });
       }
+      // The edge serves its own declared routes (the contract, /docs, /metrics).
+      if (contract.edgeIds.has(found.operationId ?? '')) return ok({ kind: 'notFound' });
       const entry = byId.get(found.operationId ?? '');
       if (!entry) throw new Error(`openapi-backend matched ${method} ${path} to an operation the contract lacks`);
       const params = entry.params(path);

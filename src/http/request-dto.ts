@@ -24,7 +24,7 @@ export function buildDto(
 ): Result<Record<string, unknown>> {
   const dto: Record<string, unknown> = {};
   const errors: FieldError[] = [];
-  const unknown = (name: string) => errors.push({ errorCode: 'UnknownField', fieldName: name, message: `'${name}' is not a property of ${op.operationId}` });
+  const unknown = (name: string) => errors.push({ errorCode: 'UnknownField', fieldName: name, message: `'${name}' is not a property of ${op.dtoName}` });
 
   for (const [name, raw] of Object.entries(pathParams)) {
     const prop = op.properties.get(op.byLowerName.get(name.toLowerCase()) ?? '');
@@ -44,15 +44,15 @@ export function buildDto(
       assign(dto, errors, prop, fromJson(prop, value));
     }
   } else if (body.kind === 'form') {
-    for (const [prop, values] of group(op, body.pairs, unknown)) {
+    for (const [prop, sent] of group(op, body.pairs, unknown)) {
       if (prop.inPath) { unknown(prop.name); continue; }
       fromBody.add(prop.name);
-      assign(dto, errors, prop, fromStrings(prop, values));
+      assign(dto, errors, prop, fromSent(prop, sent));
     }
   }
 
   const queryPairs = query.filter(([k]) => !edgeParams.has(k.toLowerCase()));
-  for (const [prop, values] of group(op, queryPairs, unknown)) {
+  for (const [prop, sent] of group(op, queryPairs, unknown)) {
     if (prop.inPath) { unknown(prop.name); continue; }
     if (!prop.inQuery) {
       // Secrets in a URL end up in logs, proxies and browser history (design.md §5).
@@ -60,7 +60,7 @@ export function buildDto(
       continue;
     }
     if (fromBody.has(prop.name)) continue;
-    assign(dto, errors, prop, fromStrings(prop, values));
+    assign(dto, errors, prop, fromSent(prop, sent));
   }
   return errors.length > 0 ? fail(ApiError.validation(errors)) : ok(dto);
 }
@@ -70,20 +70,51 @@ function lookup(op: OperationContract, name: string): DtoProperty | undefined {
   return canonical === undefined ? undefined : op.properties.get(canonical);
 }
 
+/** Texts sent under a property's name, and `name[key]=value` entries of an object property. */
+interface Sent {
+  readonly texts: string[];
+  readonly entries: Array<[string, string]>;
+}
+
+// `meta[source]=web`: the deepObject style generated clients use for an object (design.md §1).
+const deepKey = /^([^[\]]+)\[([^[\]]*)\]$/;
+
 /** Groups repeated keys (in any letter case) under their property. */
-function group(op: OperationContract, pairs: readonly (readonly [string, string])[], unknown: (n: string) => void): Map<DtoProperty, string[]> {
-  const out = new Map<DtoProperty, string[]>();
+function group(op: OperationContract, pairs: readonly (readonly [string, string])[], unknown: (n: string) => void): Map<DtoProperty, Sent> {
+  const out = new Map<DtoProperty, Sent>();
   const reported = new Set<string>();
+  const sentTo = (prop: DtoProperty): Sent => {
+    let sent = out.get(prop);
+    if (!sent) out.set(prop, (sent = { texts: [], entries: [] }));
+    return sent;
+  };
   for (const [name, value] of pairs) {
+    const deep = deepKey.exec(name);
+    const objectProp = deep ? lookup(op, deep[1]!) : undefined;
+    if (deep && objectProp?.type === 'object') {
+      sentTo(objectProp).entries.push([deep[2]!, value]);
+      continue;
+    }
     const prop = lookup(op, name);
     if (!prop) {
       if (!reported.has(name)) unknown(name);
       reported.add(name);
       continue;
     }
-    out.set(prop, [...(out.get(prop) ?? []), value]);
+    sentTo(prop).texts.push(value);
   }
   return out;
+}
+
+function fromSent(prop: DtoProperty, sent: Sent): Converted {
+  if (sent.entries.length === 0) return fromStrings(prop, sent.texts);
+  if (sent.texts.length > 0) return bad('sent both as JSON text and as [key] pairs');
+  const entries = new Map<string, string>();
+  for (const [key, value] of sent.entries) {
+    if (entries.has(key)) return bad(`[${key}] sent more than once`);
+    entries.set(key, value);
+  }
+  return stringMap(Object.fromEntries(entries));
 }
 
 type Converted = { ok: true; value: unknown } | { ok: false; message: string };

@@ -55,11 +55,12 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, cal
   end(res, status, 'application/json; charset=utf-8', json);
 }
 
-export function sendResult(res: ServerResponse, operationId: string, negotiated: Negotiated, result: OperationResponse): void {
+/** `dtoName` names the CSV attachment (`SoggettoRecapitoQuery.csv`), whichever route served it. */
+export function sendResult(res: ServerResponse, dtoName: string, negotiated: Negotiated, result: OperationResponse): void {
   setHeaders(res, result.headers);
   if (negotiated.format === 'csv') {
-    if (!result.csv) throw new Error(`${operationId} was negotiated as CSV but returned no table`);
-    res.setHeader('Content-Disposition', `attachment; filename="${operationId.replace(/Get$/, '')}.csv"`);
+    if (!result.csv) throw new Error(`${dtoName} was negotiated as CSV but returned no table`);
+    res.setHeader('Content-Disposition', `attachment; filename="${dtoName}.csv"`);
     end(res, result.status ?? 200, 'text/csv; charset=utf-8', toCsv(result.csv));
     return;
   }

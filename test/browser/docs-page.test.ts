@@ -56,6 +56,17 @@ forEachDialect('documentation page in Chromium', (dialect) => {
     expect(shown.sort()).to.deep.equal(contractOperations);
   });
 
+  it('shows the suffix and predefined routes with the operation they belong to, and the leniency mark', async () => {
+    const files = page.locator('#operations-Impianti-GetImpiantoFilesRequestJson');
+    await files.locator('.opblock-summary-control').click();
+    await files.locator('.opblock-body').waitFor();
+    expect(await files.innerText()).to.match(/x-variant-of[\s\S]*GetImpiantoFilesRequest/);
+    const register = page.locator('#model-Register');
+    await register.locator('.model-box-control').first().click();
+    await register.getByText('x-case-insensitive-properties').first().waitFor();
+    expect(await register.innerText()).to.match(/x-case-insensitive-properties[\s\S]*true/);
+  });
+
   it('registers a user through "Try it out" and shows the 200 answer', async () => {
     const userName = `browser.${dialect}`;
     const answer = await tryItOut(page.locator('#operations-Accounts-Register'), async (op) => {

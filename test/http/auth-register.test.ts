@@ -53,6 +53,15 @@ forEachDialect('auth Register over HTTP', (dialect: Dialect) => {
     expect(r.text).not.to.include('short');
   });
 
+  it('reads meta from the query string as meta[key]=value pairs (what generated clients send) or JSON text', async () => {
+    const pairs = await s.request('POST', '/register?meta[source]=web&meta[lang]=it', { json: { userName: `meta.pairs.${dialect}`, password: 'correct-horse-1' } });
+    const text = await s.request('POST', `/register?meta=${encodeURIComponent('{"source":"app"}')}`, { json: { userName: `meta.text.${dialect}`, password: 'correct-horse-1' } });
+    expect([pairs.status, text.status]).to.deep.equal([200, 200]);
+    const metaOf = async (userName: string) => JSON.parse((await s.db('app_user').where({ user_name: userName }).first('meta')).meta);
+    expect(await metaOf(`meta.pairs.${dialect}`)).to.deep.equal({ source: 'web', lang: 'it' });
+    expect(await metaOf(`meta.text.${dialect}`)).to.deep.equal({ source: 'app' });
+  });
+
   it('refuses a password in the query string', async () => {
     const r = await s.request('POST', '/register?password=correct-horse', { json: { userName: 'querypw' } });
     expect(r.status).to.equal(400);

@@ -3,6 +3,7 @@
 import { expect } from 'chai';
 import type { Dialect } from '../../src/db/dialect.js';
 import { forEachDialect } from '../support/dialects.js';
+import { expectError } from '../support/expect-error.js';
 import { startServer, type TestServer } from '../support/server.js';
 
 forEachDialect('auth sessions over HTTP', (dialect: Dialect) => {
@@ -41,6 +42,14 @@ forEachDialect('auth sessions over HTTP', (dialect: Dialect) => {
     expect([replay.status, replay.headers.get('www-authenticate')]).to.deep.equal([401, 'Bearer']);
     expect((await refresh(second.body.refreshToken)).status).to.equal(401);
     expect((await refresh('not-a-token')).status).to.equal(401);
+  });
+
+  it('answers 401 for a malformed refresh token whatever its length, like an unknown one', async () => {
+    for (const refreshToken of ['x', 'x'.repeat(257), 'x'.repeat(100_000), '']) {
+      const r = await s.request('POST', '/access-token', { json: { refreshToken } });
+      if (refreshToken === '') expectError(r, 400, 'NotEmpty', 'RefreshToken');
+      else expectError(r, 401, 'Unauthorized');
+    }
   });
 
   it('logout closes the session, answers {} again, and needs a token', async () => {

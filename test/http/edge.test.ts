@@ -79,9 +79,12 @@ forEachDialect('HTTP edge', (dialect) => {
       expectError(await s.request('POST', '/register', { body: '{"userName": ', headers: { 'content-type': 'application/json' } }), 400, 'SerializationException'));
     it('400 SerializationException for invalid UTF-8', async () =>
       expectError(await s.request('POST', '/register', { body: Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]), headers: { 'content-type': 'application/json' } }), 400, 'SerializationException'));
-    it('400 UnknownField naming the property as sent', async () => {
-      const r = await s.request('POST', '/json/reply/SoggettoRecapitoQuery', { token: admin, json: { recapitoStartWith: 'a' } });
-      expectError(r, 400, 'UnknownField', 'recapitoStartWith');
+    it('400 UnknownField naming the property as sent and the request DTO, whichever route', async () => {
+      for (const [method, path] of [['POST', '/json/reply/SoggettoRecapitoQuery'], ['GET', '/json/reply/SoggettoRecapitoQuery?recapitoStartWith=a'], ['POST', '/api/SoggettoRecapitoQuery.json']]) {
+        const r = await s.request(method!, path!, { token: admin, ...(method === 'POST' ? { json: { recapitoStartWith: 'a' } } : {}) });
+        expectError(r, 400, 'UnknownField', 'recapitoStartWith');
+        expect(r.body.responseStatus.message, path).to.equal("'recapitoStartWith' is not a property of SoggettoRecapitoQuery");
+      }
     });
     it('400 InvalidType naming the field for a wrong JSON type', async () =>
       expectError(await s.request('POST', '/json/reply/SoggettoRecapitoQuery', { token: admin, json: { idIn: 'x' } }), 400, 'InvalidType', 'IdIn'));
@@ -114,7 +117,9 @@ forEachDialect('HTTP edge', (dialect) => {
     it('406 NotAcceptable for format=xml, with a JSON body', async () => expectError(await s.request('GET', '/health?format=xml'), 406, 'NotAcceptable'));
     it('406 for an Accept that lists nothing served', async () =>
       expectError(await s.request('GET', '/health', { headers: { accept: 'application/xml' } }), 406, 'NotAcceptable'));
-    it('406 for CSV on an operation that has no CSV form', async () => expectError(await s.request('GET', '/health.csv'), 406, 'NotAcceptable'));
+    it('406 for format=csv on an operation that has no CSV form', async () => expectError(await s.request('GET', '/health?format=csv'), 406, 'NotAcceptable'));
+    it('404 for a .csv suffix on an operation that has no CSV form: the contract declares no such route', async () =>
+      expectError(await s.request('GET', '/health.csv'), 404, 'NotFound'));
     it('the .json suffix works on any operation route', async () => {
       const r = await s.request('GET', '/health.json');
       expect(r.status).to.equal(200);

@@ -31,7 +31,7 @@ describe('a failure whose handling fails', () => {
         calls++;
         throw new Error('a bug');
       };
-      const handlers = Object.fromEntries([...contract.operations.keys()].map((id) => [id, boom]));
+      const handlers = Object.fromEntries([...contract.canonicalIds].map((id) => [id, boom]));
       const app = await createApp({ config: loadConfig({}), db: t.db, clock: () => new Date(), logger }, contract, {
         handlers,
         authenticator: { verifyAccessToken: () => { throw new Error('unused'); } },

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { ApiError } from '../../src/errors/api-error.js';
-import { negotiate, splitSuffix } from '../../src/http/negotiate.js';
+import { negotiate } from '../../src/http/negotiate.js';
 
 type In = Parameters<typeof negotiate>[0];
 const base: In = { suffix: undefined, formatParam: undefined, accept: undefined, callback: undefined, csvAllowed: true };
@@ -44,10 +44,4 @@ describe('content negotiation', () => {
       }
     });
   }
-
-  it('splits a .json or .csv suffix off a path', () => {
-    expect(splitSuffix('/impianti/5/files.json')).to.deep.equal({ path: '/impianti/5/files', format: 'json' });
-    expect(splitSuffix('/json/reply/SoggettoRecapitoQuery.CSV')).to.deep.equal({ path: '/json/reply/SoggettoRecapitoQuery', format: 'csv' });
-    expect(splitSuffix('/impianti/5/files')).to.deep.equal({ path: '/impianti/5/files', format: undefined });
-  });
 });

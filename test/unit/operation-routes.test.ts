@@ -20,11 +20,18 @@ describe('operation routes', () => {
     let routes: OperationRoutes;
     before(async () => { routes = await routesOf(loadContract()); });
 
-    it('finds a query operation by its exact path, ignoring trailing slashes', () => {
-      for (const path of ['/json/reply/SoggettoRecapitoQuery', '/json/reply/SoggettoRecapitoQuery/']) {
-        const r = matched(routes, 'POST', path);
-        expect(r.kind).to.equal('operation');
-        if (r.kind === 'operation') expect(r.operation.operationId).to.equal('SoggettoRecapitoQuery');
+    it('finds a query operation by its exact path; a trailing slash is no declared path', () => {
+      const r = matched(routes, 'POST', '/json/reply/SoggettoRecapitoQuery');
+      expect(r.kind).to.equal('operation');
+      if (r.kind === 'operation') expect(r.operation.operationId).to.equal('SoggettoRecapitoQuery');
+      expect(matched(routes, 'POST', '/json/reply/SoggettoRecapitoQuery/').kind).to.equal('notFound');
+    });
+
+    it('finds the variant routes of an operation, each pointing at its canonical operation', () => {
+      for (const [method, path, id] of [['POST', '/api/SoggettoRecapitoQuery.csv', 'SoggettoRecapitoQueryApiCsv'], ['GET', '/json/reply/GetImpiantoFilesRequest', 'GetImpiantoFilesRequestReply'], ['GET', '/impianti/3/files.json', 'GetImpiantoFilesRequestJson']] as const) {
+        const r = matched(routes, method, path);
+        expect(r.kind, path).to.equal('operation');
+        if (r.kind === 'operation') expect([r.operation.operationId, r.operation.canonicalId], path).to.deep.equal([id, id.startsWith('Soggetto') ? 'SoggettoRecapitoQuery' : 'GetImpiantoFilesRequest']);
       }
     });
 
