@@ -1933,7 +1933,9 @@ export interface paths {
          * Sign in with user name (or e-mail) and password
          * @description Opens a session. `userName` may hold the e-mail address. A wrong user or password is
          *     401 `Unauthorized` with the message `Invalid UserName or Password`, the same answer
-         *     for both. Failed attempts are rate-limited per client IP (429).
+         *     for both. Failed attempts are rate-limited per client IP (429). ServiceStack's
+         *     Authenticate DTO: with `provider: "logout"` it closes the session of the bearer token
+         *     sent instead (401 without a valid one) and answers `{}`.
          */
         post: operations["Authenticate"];
         delete?: never;
@@ -1955,7 +1957,9 @@ export interface paths {
          * Sign in with user name (or e-mail) and password
          * @description Opens a session. `userName` may hold the e-mail address. A wrong user or password is
          *     401 `Unauthorized` with the message `Invalid UserName or Password`, the same answer
-         *     for both. Failed attempts are rate-limited per client IP (429).
+         *     for both. Failed attempts are rate-limited per client IP (429). ServiceStack's
+         *     Authenticate DTO: with `provider: "logout"` it closes the session of the bearer token
+         *     sent instead (401 without a valid one) and answers `{}`.
          */
         post: operations["AuthenticateJson"];
         delete?: never;
@@ -1977,7 +1981,9 @@ export interface paths {
          * Sign in with user name (or e-mail) and password
          * @description Opens a session. `userName` may hold the e-mail address. A wrong user or password is
          *     401 `Unauthorized` with the message `Invalid UserName or Password`, the same answer
-         *     for both. Failed attempts are rate-limited per client IP (429).
+         *     for both. Failed attempts are rate-limited per client IP (429). ServiceStack's
+         *     Authenticate DTO: with `provider: "logout"` it closes the session of the bearer token
+         *     sent instead (401 without a valid one) and answers `{}`.
          */
         post: operations["AuthenticateReply"];
         delete?: never;
@@ -1999,7 +2005,9 @@ export interface paths {
          * Sign in with user name (or e-mail) and password
          * @description Opens a session. `userName` may hold the e-mail address. A wrong user or password is
          *     401 `Unauthorized` with the message `Invalid UserName or Password`, the same answer
-         *     for both. Failed attempts are rate-limited per client IP (429).
+         *     for both. Failed attempts are rate-limited per client IP (429). ServiceStack's
+         *     Authenticate DTO: with `provider: "logout"` it closes the session of the bearer token
+         *     sent instead (401 without a valid one) and answers `{}`.
          */
         post: operations["AuthenticateReplyJson"];
         delete?: never;
@@ -2021,7 +2029,9 @@ export interface paths {
          * Sign in with user name (or e-mail) and password
          * @description Opens a session. `userName` may hold the e-mail address. A wrong user or password is
          *     401 `Unauthorized` with the message `Invalid UserName or Password`, the same answer
-         *     for both. Failed attempts are rate-limited per client IP (429).
+         *     for both. Failed attempts are rate-limited per client IP (429). ServiceStack's
+         *     Authenticate DTO: with `provider: "logout"` it closes the session of the bearer token
+         *     sent instead (401 without a valid one) and answers `{}`.
          */
         post: operations["AuthenticateApi"];
         delete?: never;
@@ -2043,7 +2053,9 @@ export interface paths {
          * Sign in with user name (or e-mail) and password
          * @description Opens a session. `userName` may hold the e-mail address. A wrong user or password is
          *     401 `Unauthorized` with the message `Invalid UserName or Password`, the same answer
-         *     for both. Failed attempts are rate-limited per client IP (429).
+         *     for both. Failed attempts are rate-limited per client IP (429). ServiceStack's
+         *     Authenticate DTO: with `provider: "logout"` it closes the session of the bearer token
+         *     sent instead (401 without a valid one) and answers `{}`.
          */
         post: operations["AuthenticateApiJson"];
         delete?: never;
@@ -2063,9 +2075,12 @@ export interface paths {
         put?: never;
         /**
          * Exchange a refresh token for new tokens
-         * @description Returns a new access token and a new refresh token; the one sent is spent. Reusing a
-         *     spent refresh token revokes the whole session. An unknown, malformed, expired or
-         *     revoked refresh token is 401. Role changes reach the access token here.
+         * @description Returns a new access token and a refresh token. With `REFRESH_TOKEN_ROTATION=rotate`
+         *     (the default) the refresh token is new and the one sent is spent: reusing a spent one
+         *     revokes the whole session. With `reuse` (ServiceStack's behaviour) a session keeps one
+         *     refresh token until it expires or logs out, and it is answered again. An unknown,
+         *     malformed, expired or revoked refresh token is 401. Role changes reach the access
+         *     token here.
          */
         post: operations["GetAccessToken"];
         delete?: never;
@@ -2085,9 +2100,12 @@ export interface paths {
         put?: never;
         /**
          * Exchange a refresh token for new tokens
-         * @description Returns a new access token and a new refresh token; the one sent is spent. Reusing a
-         *     spent refresh token revokes the whole session. An unknown, malformed, expired or
-         *     revoked refresh token is 401. Role changes reach the access token here.
+         * @description Returns a new access token and a refresh token. With `REFRESH_TOKEN_ROTATION=rotate`
+         *     (the default) the refresh token is new and the one sent is spent: reusing a spent one
+         *     revokes the whole session. With `reuse` (ServiceStack's behaviour) a session keeps one
+         *     refresh token until it expires or logs out, and it is answered again. An unknown,
+         *     malformed, expired or revoked refresh token is 401. Role changes reach the access
+         *     token here.
          */
         post: operations["GetAccessTokenJson"];
         delete?: never;
@@ -2107,9 +2125,12 @@ export interface paths {
         put?: never;
         /**
          * Exchange a refresh token for new tokens
-         * @description Returns a new access token and a new refresh token; the one sent is spent. Reusing a
-         *     spent refresh token revokes the whole session. An unknown, malformed, expired or
-         *     revoked refresh token is 401. Role changes reach the access token here.
+         * @description Returns a new access token and a refresh token. With `REFRESH_TOKEN_ROTATION=rotate`
+         *     (the default) the refresh token is new and the one sent is spent: reusing a spent one
+         *     revokes the whole session. With `reuse` (ServiceStack's behaviour) a session keeps one
+         *     refresh token until it expires or logs out, and it is answered again. An unknown,
+         *     malformed, expired or revoked refresh token is 401. Role changes reach the access
+         *     token here.
          */
         post: operations["GetAccessTokenReply"];
         delete?: never;
@@ -2129,9 +2150,12 @@ export interface paths {
         put?: never;
         /**
          * Exchange a refresh token for new tokens
-         * @description Returns a new access token and a new refresh token; the one sent is spent. Reusing a
-         *     spent refresh token revokes the whole session. An unknown, malformed, expired or
-         *     revoked refresh token is 401. Role changes reach the access token here.
+         * @description Returns a new access token and a refresh token. With `REFRESH_TOKEN_ROTATION=rotate`
+         *     (the default) the refresh token is new and the one sent is spent: reusing a spent one
+         *     revokes the whole session. With `reuse` (ServiceStack's behaviour) a session keeps one
+         *     refresh token until it expires or logs out, and it is answered again. An unknown,
+         *     malformed, expired or revoked refresh token is 401. Role changes reach the access
+         *     token here.
          */
         post: operations["GetAccessTokenReplyJson"];
         delete?: never;
@@ -2151,9 +2175,12 @@ export interface paths {
         put?: never;
         /**
          * Exchange a refresh token for new tokens
-         * @description Returns a new access token and a new refresh token; the one sent is spent. Reusing a
-         *     spent refresh token revokes the whole session. An unknown, malformed, expired or
-         *     revoked refresh token is 401. Role changes reach the access token here.
+         * @description Returns a new access token and a refresh token. With `REFRESH_TOKEN_ROTATION=rotate`
+         *     (the default) the refresh token is new and the one sent is spent: reusing a spent one
+         *     revokes the whole session. With `reuse` (ServiceStack's behaviour) a session keeps one
+         *     refresh token until it expires or logs out, and it is answered again. An unknown,
+         *     malformed, expired or revoked refresh token is 401. Role changes reach the access
+         *     token here.
          */
         post: operations["GetAccessTokenApi"];
         delete?: never;
@@ -2173,9 +2200,12 @@ export interface paths {
         put?: never;
         /**
          * Exchange a refresh token for new tokens
-         * @description Returns a new access token and a new refresh token; the one sent is spent. Reusing a
-         *     spent refresh token revokes the whole session. An unknown, malformed, expired or
-         *     revoked refresh token is 401. Role changes reach the access token here.
+         * @description Returns a new access token and a refresh token. With `REFRESH_TOKEN_ROTATION=rotate`
+         *     (the default) the refresh token is new and the one sent is spent: reusing a spent one
+         *     revokes the whole session. With `reuse` (ServiceStack's behaviour) a session keeps one
+         *     refresh token until it expires or logs out, and it is answered again. An unknown,
+         *     malformed, expired or revoked refresh token is 401. Role changes reach the access
+         *     token here.
          */
         post: operations["GetAccessTokenApiJson"];
         delete?: never;
@@ -2767,29 +2797,51 @@ export interface components {
             responseStatus?: components["schemas"]["ResponseStatus"];
         };
         Authenticate: {
-            /** @description The user name or the e-mail address. */
-            userName: string;
-            password: string;
+            /**
+             * @description `credentials` or absent: sign in with `userName` and `password`. `logout`: close the session of the bearer token sent (401 without one), answering `{}`.
+             * @enum {string}
+             */
+            provider?: "credentials" | "logout";
+            /** @description The user name or the e-mail address; required to sign in. */
+            userName?: string;
+            /** @description Required to sign in. */
+            password?: string;
+            /** @description Accepted and ignored (sessions last REFRESH_TOKEN_TTL). */
+            rememberMe?: boolean;
+            useTokenCookie?: components["schemas"]["UseTokenCookie"];
+            meta?: components["schemas"]["IgnoredMeta"];
         };
+        /**
+         * @description `false` or absent: the tokens come in the body. `true` is 400 `InvalidValue`: the service never sets cookies.
+         * @enum {boolean}
+         */
+        UseTokenCookie: false;
+        /** @description Accepted and ignored. */
+        IgnoredMeta: {
+            [key: string]: string;
+        };
+        /** @description Signing in answers every property; `provider: "logout"` answers `{}`. */
         AuthenticateResponse: {
-            userId: string;
-            sessionId: string;
+            userId?: string;
+            sessionId?: string;
             userName?: string;
             displayName?: string;
             /** @description Access token (JWT). */
-            bearerToken: string;
-            refreshToken: string;
-            roles: string[];
+            bearerToken?: string;
+            refreshToken?: string;
+            roles?: string[];
             responseStatus?: components["schemas"]["ResponseStatus"];
         };
         GetAccessToken: {
             /** @description Any malformed token, whatever its length, is 401 like an unknown one, so probing learns nothing. */
             refreshToken: string;
+            useTokenCookie?: components["schemas"]["UseTokenCookie"];
+            meta?: components["schemas"]["IgnoredMeta"];
         };
         GetAccessTokenResponse: {
             /** @description Access token (JWT). */
             accessToken: string;
-            /** @description The new refresh token; the one sent is spent. */
+            /** @description With REFRESH_TOKEN_ROTATION=rotate (default), a new refresh token and the one sent is spent; with `reuse`, the one sent. */
             refreshToken: string;
             responseStatus?: components["schemas"]["ResponseStatus"];
         };
@@ -2801,9 +2853,14 @@ export interface components {
             userName: string;
             /** @description Any other role is 400. */
             roles: components["schemas"]["Role"][];
+            /** @description ServiceStack's permissions: the service has none, so only an absent or empty list is accepted (else 400 `InvalidValue`). */
+            permissions?: string[];
+            meta?: components["schemas"]["IgnoredMeta"];
         };
         AssignRolesResponse: {
             allRoles: string[];
+            /** @description Always empty (ServiceStack clients expect it). */
+            allPermissions: string[];
             responseStatus?: components["schemas"]["ResponseStatus"];
         };
         HealthResponse: {
@@ -11781,7 +11838,8 @@ export interface operations {
                      *       "allRoles": [
                      *         "Admin",
                      *         "ApiUser"
-                     *       ]
+                     *       ],
+                     *       "allPermissions": []
                      *     }
                      */
                     "application/json": components["schemas"]["AssignRolesResponse"];
@@ -11825,7 +11883,8 @@ export interface operations {
                      *       "allRoles": [
                      *         "Admin",
                      *         "ApiUser"
-                     *       ]
+                     *       ],
+                     *       "allPermissions": []
                      *     }
                      */
                     "application/json": components["schemas"]["AssignRolesResponse"];
@@ -11869,7 +11928,8 @@ export interface operations {
                      *       "allRoles": [
                      *         "Admin",
                      *         "ApiUser"
-                     *       ]
+                     *       ],
+                     *       "allPermissions": []
                      *     }
                      */
                     "application/json": components["schemas"]["AssignRolesResponse"];
@@ -11913,7 +11973,8 @@ export interface operations {
                      *       "allRoles": [
                      *         "Admin",
                      *         "ApiUser"
-                     *       ]
+                     *       ],
+                     *       "allPermissions": []
                      *     }
                      */
                     "application/json": components["schemas"]["AssignRolesResponse"];
@@ -11957,7 +12018,8 @@ export interface operations {
                      *       "allRoles": [
                      *         "Admin",
                      *         "ApiUser"
-                     *       ]
+                     *       ],
+                     *       "allPermissions": []
                      *     }
                      */
                     "application/json": components["schemas"]["AssignRolesResponse"];
@@ -12001,7 +12063,8 @@ export interface operations {
                      *       "allRoles": [
                      *         "Admin",
                      *         "ApiUser"
-                     *       ]
+                     *       ],
+                     *       "allPermissions": []
                      *     }
                      */
                     "application/json": components["schemas"]["AssignRolesResponse"];
@@ -12045,7 +12108,8 @@ export interface operations {
                      *       "allRoles": [
                      *         "Admin",
                      *         "ApiUser"
-                     *       ]
+                     *       ],
+                     *       "allPermissions": []
                      *     }
                      */
                     "application/json": components["schemas"]["AssignRolesResponse"];
@@ -12089,7 +12153,8 @@ export interface operations {
                      *       "allRoles": [
                      *         "Admin",
                      *         "ApiUser"
-                     *       ]
+                     *       ],
+                     *       "allPermissions": []
                      *     }
                      */
                     "application/json": components["schemas"]["AssignRolesResponse"];
@@ -12133,7 +12198,8 @@ export interface operations {
                      *       "allRoles": [
                      *         "Admin",
                      *         "ApiUser"
-                     *       ]
+                     *       ],
+                     *       "allPermissions": []
                      *     }
                      */
                     "application/json": components["schemas"]["AssignRolesResponse"];
@@ -12177,7 +12243,8 @@ export interface operations {
                      *       "allRoles": [
                      *         "Admin",
                      *         "ApiUser"
-                     *       ]
+                     *       ],
+                     *       "allPermissions": []
                      *     }
                      */
                     "application/json": components["schemas"]["AssignRolesResponse"];
@@ -12221,7 +12288,8 @@ export interface operations {
                      *       "allRoles": [
                      *         "Admin",
                      *         "ApiUser"
-                     *       ]
+                     *       ],
+                     *       "allPermissions": []
                      *     }
                      */
                     "application/json": components["schemas"]["AssignRolesResponse"];
@@ -12265,7 +12333,8 @@ export interface operations {
                      *       "allRoles": [
                      *         "Admin",
                      *         "ApiUser"
-                     *       ]
+                     *       ],
+                     *       "allPermissions": []
                      *     }
                      */
                     "application/json": components["schemas"]["AssignRolesResponse"];

@@ -13,7 +13,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { OpenAPIBackend } from 'openapi-backend';
 import type { Deps } from './deps.js';
 import { ApiError } from './errors/api-error.js';
-import { authorize, type Authenticator } from './http/access.js';
+import { authorize, bearerOf, type Authenticator } from './http/access.js';
 import type { Contract, OperationContract } from './http/contract.js';
 import { negotiate, validateCallback } from './http/negotiate.js';
 import type { OperationHandler } from './http/operation.js';
@@ -97,6 +97,7 @@ export async function createApp(deps: Deps, contract: Contract, modules: AppModu
       operationId: op.canonicalId,
       dto: built.value,
       principal,
+      bearer: () => principal ?? bearerOf(ex.header('authorization'), modules.authenticator),
       // A getter: only the account operations, for their rate limits, read it.
       get clientIp() { return ex.clientIp; },
       format: negotiated.format,

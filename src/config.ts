@@ -25,6 +25,8 @@ export interface Config {
   readonly accessTokenTtl: number;
   /** Seconds. */
   readonly refreshTokenTtl: number;
+  /** `rotate`: each refresh spends the token and returns a new one; `reuse`: one token per session (design.md §11). */
+  readonly refreshTokenRotation: 'rotate' | 'reuse';
   readonly adminUserName: string | undefined;
   readonly adminPassword: string | undefined;
   readonly defaultRoles: readonly string[];
@@ -131,6 +133,8 @@ export function loadConfig(env: Env = process.env): Config {
     if (!knownRoles.includes(role)) throw new ConfigError('DEFAULT_ROLES', `unknown role "${role}" (known: ${knownRoles.join(', ')})`);
   }
   const maxTake = int(env, 'MAX_TAKE', 1000, 1, 100_000);
+  const rotation = (present(env, 'REFRESH_TOKEN_ROTATION') ?? 'rotate').toLowerCase();
+  if (rotation !== 'rotate' && rotation !== 'reuse') throw new ConfigError('REFRESH_TOKEN_ROTATION', `must be rotate or reuse, got "${rotation}"`);
   const logLevel = present(env, 'LOG_LEVEL') ?? 'info';
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     throw new ConfigError('LOG_LEVEL', `must be one of fatal, error, warn, info, debug, trace, silent, got "${logLevel}"`);
@@ -156,6 +160,7 @@ export function loadConfig(env: Env = process.env): Config {
     }),
     accessTokenTtl: duration(env, 'ACCESS_TOKEN_TTL', 15 * 60),
     refreshTokenTtl: duration(env, 'REFRESH_TOKEN_TTL', 30 * 86400),
+    refreshTokenRotation: rotation,
     adminUserName: present(env, 'ADMIN_USERNAME'),
     adminPassword: env['ADMIN_PASSWORD'] || undefined,
     defaultRoles: Object.freeze(defaultRoles),

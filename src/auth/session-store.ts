@@ -39,10 +39,15 @@ export async function revokeSession(db: Knex, sessionId: string, now: Date): Pro
 type Outcome = { kind: 'rotated'; rotation: Rotation } | { kind: 'invalid' } | { kind: 'reused'; sessionId: string; userId: string };
 
 /**
- * Spends `token` and issues its successor. Throws 401 for an unknown, malformed, expired,
- * revoked or spent token; `onReuse` hears about a spent one after its session is revoked.
+ * A refresh in either mode of REFRESH_TOKEN_ROTATION (design.md §11). `rotate` spends the
+ * token and issues its successor; `reuse` keeps the session's one token, as ServiceStack
+ * clients expect (they present the first token they were given at every refresh), and
+ * answers that same token while it is valid. In both modes a spent token revokes the
+ * session (`onReuse` hears about it), and an unknown, malformed, expired or revoked one is 401.
  */
-export async function rotateRefreshToken(db: Knex, token: string, now: Date, ttlSeconds: number, onReuse: (sessionId: string, userId: string) => void): Promise<Rotation> {
+export async function refreshSession(
+  db: Knex, token: string, now: Date, ttlSeconds: number, onReuse: (sessionId: string, userId: string) => void, mode: 'rotate' | 'reuse',
+): Promise<Rotation> {
   if (!tokenShape.test(token)) throw invalidRefreshToken();
   const hash = hashToken(token);
   // The revocation must commit, so the transaction returns an outcome instead of throwing.
@@ -62,6 +67,7 @@ export async function rotateRefreshToken(db: Knex, token: string, now: Date, ttl
       return { kind: 'reused', sessionId, userId };
     }
     if (millisOf(row.expires_at) <= now.getTime()) return { kind: 'invalid' };
+    if (mode === 'reuse') return { kind: 'rotated', rotation: { userId, sessionId, refreshToken: token } };
     // Conditional on spent_at IS NULL: of two concurrent uses exactly one spends the token.
     const spent = await trx('refresh_token').where({ token_hash: hash }).whereNull('spent_at').update({ spent_at: now });
     if (spent !== 1) {

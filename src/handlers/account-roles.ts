@@ -34,6 +34,7 @@ export function rolesHandler(ctx: AccountsContext, change: 'assign' | 'unassign'
     const requested = (roles ?? []) as Role[];
     await (change === 'assign' ? addRoles : removeRoles)(db, user.id, requested);
     logger.info({ event: `auth.roles-${change}`, userId: user.id, roles: requested, by: req.principal.userId }, 'roles changed');
-    return { body: { allRoles: await rolesOf(db, user.id) } };
+    // The service has no permissions; ServiceStack clients expect the list (design.md §11).
+    return { body: { allRoles: await rolesOf(db, user.id), allPermissions: [] } };
   };
 }

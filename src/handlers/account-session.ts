@@ -2,10 +2,11 @@
 // A refresh reads the user's current roles, so role changes reach the next token.
 import type { AccountsContext } from '../auth/accounts-context.js';
 import { unauthorized } from '../auth/auth-errors.js';
-import { revokeSession, rotateRefreshToken } from '../auth/session-store.js';
+import { refreshSession, revokeSession } from '../auth/session-store.js';
 import { rolesOf } from '../auth/user-store.js';
 import { ApiError } from '../errors/api-error.js';
-import type { OperationHandler } from '../http/operation.js';
+import type { Principal } from '../auth/roles.js';
+import type { OperationHandler, OperationResponse } from '../http/operation.js';
 
 export function accessTokenHandler(ctx: AccountsContext): OperationHandler {
   const { db, config, clock, logger } = ctx.deps;
@@ -14,7 +15,7 @@ export function accessTokenHandler(ctx: AccountsContext): OperationHandler {
     if (typeof token !== 'string' || token === '') throw ApiError.field('NotEmpty', 'RefreshToken', "'RefreshToken' must not be empty.");
     const onReuse = (sessionId: string, userId: string) =>
       logger.warn({ event: 'auth.refresh-reuse', sessionId, userId, clientIp: req.clientIp }, 'spent refresh token presented: session revoked');
-    const rotation = await rotateRefreshToken(db, token, clock(), config.refreshTokenTtl, onReuse);
+    const rotation = await refreshSession(db, token, clock(), config.refreshTokenTtl, onReuse, config.refreshTokenRotation);
     const [roles, user] = await Promise.all([
       rolesOf(db, rotation.userId),
       db('app_user').where({ id: rotation.userId }).first('user_name') as Promise<{ user_name: string | null } | undefined>,
@@ -25,12 +26,15 @@ export function accessTokenHandler(ctx: AccountsContext): OperationHandler {
 }
 
 export function logoutHandler(ctx: AccountsContext): OperationHandler {
+  return async (req) => signOut(ctx, req.principal);
+}
+
+/** Logout, and Authenticate with `provider: "logout"` (design.md §11): one way to sign out. */
+export async function signOut(ctx: AccountsContext, principal: Principal | null): Promise<OperationResponse> {
   const { db, clock, logger } = ctx.deps;
-  return async (req) => {
-    if (!req.principal) throw unauthorized();
-    // Idempotent: revoking a revoked session changes nothing and still answers {}.
-    await revokeSession(db, req.principal.sessionId, clock());
-    logger.info({ event: 'auth.logout', userId: req.principal.userId, sessionId: req.principal.sessionId }, 'signed out');
-    return { body: {} };
-  };
+  if (!principal) throw unauthorized();
+  // Idempotent: revoking a revoked session changes nothing and still answers {}.
+  await revokeSession(db, principal.sessionId, clock());
+  logger.info({ event: 'auth.logout', userId: principal.userId, sessionId: principal.sessionId }, 'signed out');
+  return { body: {} };
 }

@@ -4,6 +4,7 @@
 import type { AccountsContext } from '../auth/accounts-context.js';
 import { invalidCredentials, tooManyRequests } from '../auth/auth-errors.js';
 import { createSession } from '../auth/session-store.js';
+import { signOut } from './account-session.js';
 import { findUser, rolesOf } from '../auth/user-store.js';
 import { ApiError, type FieldError } from '../errors/api-error.js';
 import type { OperationHandler } from '../http/operation.js';
@@ -11,6 +12,9 @@ import type { OperationHandler } from '../http/operation.js';
 export function signInHandler(ctx: AccountsContext): OperationHandler {
   const { db, config, clock, logger } = ctx.deps;
   return async (req) => {
+    // ServiceStack's Authenticate DTO also signs out (design.md §11); the schema allows
+    // only `credentials` or `logout` as a provider.
+    if (req.dto['provider'] === 'logout') return signOut(ctx, req.bearer());
     // Checked before any verification: a blocked client learns nothing about the password.
     const gate = await ctx.loginFailureLimiter.check(req.clientIp);
     if (!gate.allowed) throw tooManyRequests(gate.retryAfterSeconds);

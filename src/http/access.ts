@@ -13,13 +13,20 @@ export interface Authenticator {
 
 export function authorize(access: Access, authorization: string | undefined, auth: Authenticator): Principal | null {
   if (access.kind === 'public') return null;
-  const m = /^Bearer[ ]+([^\s]+)\s*$/i.exec(authorization ?? '');
-  if (!m) throw unauthorized('A bearer token is required');
-  const verified = auth.verifyAccessToken(m[1]!);
-  if (!verified.ok) throw verified.error;
-  const principal = verified.value;
+  const principal = bearerOf(authorization, auth);
+  if (!principal) throw unauthorized('A bearer token is required');
   if (access.roles.length > 0 && !access.roles.some((r) => hasRole(principal, r))) {
     throw forbidden();
   }
   return principal;
+}
+
+/** The caller a bearer token names: null without one, 401 for a malformed or invalid one. */
+export function bearerOf(authorization: string | undefined, auth: Authenticator): Principal | null {
+  if (authorization === undefined) return null;
+  const m = /^Bearer[ ]+([^\s]+)\s*$/i.exec(authorization);
+  if (!m) throw unauthorized('A bearer token is required');
+  const verified = auth.verifyAccessToken(m[1]!);
+  if (!verified.ok) throw verified.error;
+  return verified.value;
 }

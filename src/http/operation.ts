@@ -13,6 +13,12 @@ export interface OperationRequest {
   readonly dto: Readonly<Record<string, unknown>>;
   /** Null for public operations. */
   readonly principal: Principal | null;
+  /**
+   * The caller named by a bearer token the request carries, for a public operation that
+   * acts on it when sent (Authenticate with `provider: "logout"`): null without a token,
+   * 401 for an invalid one. Verified only when asked.
+   */
+  bearer(): Principal | null;
   /** The client's address (behind TRUST_PROXY, the forwarded one): the rate limits' key. */
   readonly clientIp: string;
   /** The negotiated output format (csv only for operations that declare x-csv). */

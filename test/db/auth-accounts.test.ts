@@ -46,7 +46,7 @@ forEachDialect('auth accounts module', (dialect: Dialect) => {
   const build = (env: Record<string, string> = {}, options: AccountsOptions = {}) =>
     createAccounts({ config: loadConfig({ ...baseEnv, ...env }), db: tdb.db, clock: () => new Date(now), logger: pino({ level: 'silent' }) }, { hasher, ...options });
   const req = (dto: Record<string, unknown>, principal: Principal | null = null): OperationRequest =>
-    ({ operationId: 'test', dto, principal, clientIp: '10.0.0.1', format: 'json' });
+    ({ operationId: 'test', dto, principal, bearer: () => principal, clientIp: '10.0.0.1', format: 'json' });
   const admin: Principal = { userId: '999', sessionId: 'admin-session', userName: 'root', roles: ['Admin'] };
   const signIn = (userName: string, password: string) => accountHandlers(accounts.context).Authenticate(req({ userName, password }));
   const refresh = (refreshToken: string) => accountHandlers(accounts.context).GetAccessToken(req({ refreshToken }));
@@ -143,13 +143,13 @@ forEachDialect('auth accounts module', (dialect: Dialect) => {
     const s = (await signIn('mario@example.IT', 'correct-horse')).body as { refreshToken: string; bearerToken: string; roles: string[] };
     expect(s.roles).to.deep.equal([]);
     const assigned = await accountHandlers(accounts.context).AssignRoles(req({ userName: 'MARIO@example.it', roles: ['ApiUser', 'Admin', 'ApiUser'] }, admin));
-    expect(assigned.body).to.deep.equal({ allRoles: ['Admin', 'ApiUser'] });
+    expect(assigned.body).to.deep.equal({ allRoles: ['Admin', 'ApiUser'], allPermissions: [] });
     const old = accounts.verifyAccessToken(s.bearerToken);
     expect(old.ok && old.value.roles).to.deep.equal([]);
     const next = (await refresh(s.refreshToken)).body as { accessToken: string; refreshToken: string };
     const fresh = accounts.verifyAccessToken(next.accessToken);
     expect(fresh.ok && fresh.value.roles).to.deep.equal(['Admin', 'ApiUser']);
-    expect((await accountHandlers(accounts.context).UnAssignRoles(req({ userName: 'mario@example.it', roles: ['Admin'] }, admin))).body).to.deep.equal({ allRoles: ['ApiUser'] });
+    expect((await accountHandlers(accounts.context).UnAssignRoles(req({ userName: 'mario@example.it', roles: ['Admin'] }, admin))).body).to.deep.equal({ allRoles: ['ApiUser'], allPermissions: [] });
     const after = accounts.verifyAccessToken(((await refresh(next.refreshToken)).body as { accessToken: string }).accessToken);
     expect(after.ok && after.value.roles).to.deep.equal(['ApiUser']);
   });

@@ -18,7 +18,7 @@ const node = (id: number, nome: string, isFolder: boolean, folderId: number | nu
 
 // The handler reads only the DTO; the cast keeps this test independent of edge-only fields.
 const request = (impiantoId: unknown): OperationRequest => ({
-  operationId: 'GetImpiantoFilesRequest', dto: { impiantoId }, format: 'json', clientIp: '127.0.0.1',
+  operationId: 'GetImpiantoFilesRequest', dto: { impiantoId }, format: 'json', clientIp: '127.0.0.1', bearer: () => null,
   principal: { userId: '1', sessionId: 's', userName: 'tecnico', roles: ['ApiUser'] },
 } satisfies Partial<OperationRequest> as OperationRequest);
 

@@ -77,12 +77,12 @@ forEachDialect('auth sessions over HTTP', (dialect: Dialect) => {
     expect([asUser.status, asUser.body.responseStatus.message]).to.deep.equal([403, 'Invalid Role']);
     const admin = await s.tokenFor(['Admin']);
     const assigned = await s.request('POST', '/assignroles', { json: { userName: 'MARIO', roles: ['ApiUser'] }, token: admin });
-    expect([assigned.status, assigned.body]).to.deep.equal([200, { allRoles: ['ApiUser'] }]);
+    expect([assigned.status, assigned.body]).to.deep.equal([200, { allRoles: ['ApiUser'], allPermissions: [] }]);
     const next = (await refresh(session.refreshToken)).body;
     const roles = JSON.parse(Buffer.from(next.accessToken.split('.')[1], 'base64url').toString()).roles;
     expect(roles).to.deep.equal(['ApiUser']);
     const removed = await s.request('POST', '/unassignroles', { json: { userName: 'mario', roles: ['ApiUser'] }, token: admin });
-    expect(removed.body).to.deep.equal({ allRoles: [] });
+    expect(removed.body).to.deep.equal({ allRoles: [], allPermissions: [] });
   });
 
   it('answers 404 for an unknown user and 400 naming Roles for an unknown role', async () => {
@@ -117,7 +117,7 @@ forEachDialect('auth sign-in limits over HTTP', (dialect: Dialect) => {
       expect(admin.body.roles).to.deep.equal(['Admin']);
       await s.request('POST', '/register', { json: { userName: 'mario', password: 'correct-horse' } });
       const r = await s.request('POST', '/assignroles', { json: { userName: 'mario', roles: ['ApiUser'] }, token: admin.body.bearerToken });
-      expect([r.status, r.body]).to.deep.equal([200, { allRoles: ['ApiUser'] }]);
+      expect([r.status, r.body]).to.deep.equal([200, { allRoles: ['ApiUser'], allPermissions: [] }]);
     } finally {
       await s.close();
     }

@@ -29,6 +29,7 @@ describe('config', () => {
     ['bad duration', { ACCESS_TOKEN_TTL: '15 minutes' }, /^ACCESS_TOKEN_TTL: /],
     ['default take above max', { MAX_TAKE: '50', DEFAULT_TAKE: '60' }, /^DEFAULT_TAKE: must be between 0 and 50/],
     ['bad log level', { LOG_LEVEL: 'loud' }, /^LOG_LEVEL: /],
+    ['unknown refresh token rotation', { REFRESH_TOKEN_ROTATION: 'sometimes' }, /^REFRESH_TOKEN_ROTATION: must be rotate or reuse/],
     ['a proxy that is no address', { TRUST_PROXY: '10.0.0.0/8, gateway' }, /^TRUST_PROXY: must be true, false, a hop count or addresses\/subnets/],
   ];
   for (const [name, env, message] of bad) {
