@@ -2678,6 +2678,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/types/typescript": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * TypeScript DTOs for ServiceStack's JsonServiceClient ("Add ServiceStack Reference")
+         * @description Request classes (`getTypeName()`, `getMethod()`, `createResponse()`) and response classes of every operation ServiceStack clients call by DTO name, generated from this contract.
+         */
+        get: operations["ServiceStackTypeScriptDtos"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * TypeScript DTOs for ServiceStack's JsonServiceClient ("Add ServiceStack Reference") (HEAD)
+         * @description Request classes (`getTypeName()`, `getMethod()`, `createResponse()`) and response classes of every operation ServiceStack clients call by DTO name, generated from this contract.
+         */
+        head: operations["ServiceStackTypeScriptDtosHead"];
+        patch?: never;
+        trace?: never;
+    };
     "/metrics": {
         parameters: {
             query?: never;
@@ -12782,6 +12806,44 @@ export interface operations {
             };
             /** @description Unknown route, unknown operation under `/json/reply/`, or unknown resource. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    ServiceStackTypeScriptDtos: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description TypeScript source. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    ServiceStackTypeScriptDtosHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description TypeScript source. */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -10,6 +10,7 @@ import { renderCatalogSource } from './catalog-source.mjs';
 import { generatedHeader, generatedMarker } from './header.mjs';
 import { buildCatalog } from './query-catalog.mjs';
 import { addRouteVariants } from './routes.mjs';
+import { renderServiceStackDtos } from './servicestack-dtos.mjs';
 import { validateInputs } from './validate-inputs.mjs';
 
 // `merge` enables `<<:` so a GET can reuse its POST twin's access declarations.
@@ -38,6 +39,7 @@ export async function buildOutputs(inputs) {
     ['generated/openapi.json', json],
     ['generated/api.d.ts', `${generatedHeader}\n${astToString(ast).trimEnd()}\n`],
     ['generated/query-catalog.ts', renderCatalogSource(catalog)],
+    ['generated/servicestack-dtos.ts', renderServiceStackDtos(document)],
   ]);
 }
 

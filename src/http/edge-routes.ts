@@ -1,5 +1,6 @@
 // Routes outside the operation contract: the served contract itself and its interactive
 // documentation (design.md §9).
+import fs from 'node:fs';
 import express, { type Router } from 'express';
 import { stringify } from 'yaml';
 import type { Deps } from '../deps.js';
@@ -14,6 +15,11 @@ export function edgeRoutes(deps: Deps, contract: Contract): Router {
   });
   router.get('/openapi.yaml', (req, res) => {
     res.type('application/yaml; charset=utf-8').send(stringify(withServer(req.get('host'), req.protocol)));
+  });
+  // "Add ServiceStack Reference" (design.md §11): the DTOs the generator wrote from this contract.
+  const dtos = fs.readFileSync(new URL('../../../generated/servicestack-dtos.ts', import.meta.url), 'utf8');
+  router.get('/types/typescript', (_req, res) => {
+    res.type('text/plain; charset=utf-8').send(dtos);
   });
   router.use(docsRoutes());
   return router;
