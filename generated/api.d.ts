@@ -5456,8 +5456,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5788,20 +5786,6 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The body is over 1 MiB. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The body is neither JSON nor form-urlencoded. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
             503: {
                 headers: {
@@ -5957,8 +5941,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -6284,20 +6266,6 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The body is over 1 MiB. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The body is neither JSON nor form-urlencoded. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
             503: {
                 headers: {
@@ -6440,8 +6408,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -6754,20 +6720,6 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The body is over 1 MiB. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The body is neither JSON nor form-urlencoded. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
             503: {
                 headers: {
@@ -6928,8 +6880,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7260,20 +7210,6 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The body is over 1 MiB. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The body is neither JSON nor form-urlencoded. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
             503: {
                 headers: {
@@ -7429,8 +7365,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7756,20 +7690,6 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The body is over 1 MiB. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The body is neither JSON nor form-urlencoded. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
             503: {
                 headers: {
@@ -7912,8 +7832,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -8226,20 +8144,6 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The body is over 1 MiB. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The body is neither JSON nor form-urlencoded. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
             503: {
                 headers: {
@@ -8395,8 +8299,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -8718,20 +8620,6 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The body is over 1 MiB. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The body is neither JSON nor form-urlencoded. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
             503: {
                 headers: {
@@ -8882,8 +8770,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -9200,20 +9086,6 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The body is over 1 MiB. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The body is neither JSON nor form-urlencoded. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
             503: {
                 headers: {
@@ -9352,8 +9224,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -9658,20 +9528,6 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The body is over 1 MiB. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The body is neither JSON nor form-urlencoded. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
             503: {
                 headers: {
@@ -9827,8 +9683,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -10150,20 +10004,6 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The body is over 1 MiB. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The body is neither JSON nor form-urlencoded. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
             503: {
                 headers: {
@@ -10314,8 +10154,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -10632,20 +10470,6 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The body is over 1 MiB. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The body is neither JSON nor form-urlencoded. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
             503: {
                 headers: {
@@ -10784,8 +10608,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -11085,20 +10907,6 @@ export interface operations {
             };
             /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
             406: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The body is over 1 MiB. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The body is neither JSON nor form-urlencoded. */
-            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -19,7 +19,8 @@ export const queryErrorResponses = {
   503: 'ServiceUnavailable',
 };
 
-function responses(dto) {
+/** A GET reads no body, so it cannot answer 413 or 415. */
+function responses(dto, readsBody) {
   const ok = {
     description: `A page of \`${dto.record}\` records.`,
     headers: {
@@ -37,7 +38,9 @@ function responses(dto) {
       'application/javascript': { schema: { $ref: '#/components/schemas/Jsonp' } },
     },
   };
-  const errors = Object.entries(queryErrorResponses).map(([status, name]) => [status, { $ref: `#/components/responses/${name}` }]);
+  const errors = Object.entries(queryErrorResponses)
+    .filter(([status]) => readsBody || (status !== '413' && status !== '415'))
+    .map(([status, name]) => [status, { $ref: `#/components/responses/${name}` }]);
   return { 200: ok, ...Object.fromEntries(errors) };
 }
 
@@ -63,7 +66,7 @@ function fillPathItem(path, item, dto, catalog, problems) {
     filled[method] = {
       ...op,
       ...(bodyMethods.has(method) ? { requestBody: requestBody(dto) } : {}),
-      responses: responses(dto),
+      responses: responses(dto, bodyMethods.has(method)),
     };
   }
   return filled;
