@@ -6,6 +6,7 @@ export REDOCLY_TELEMETRY := off
 export REDOCLY_SUPPRESS_UPDATE_NOTICE := true
 STAMP := node_modules/.install-stamp
 CHROMIUM := /usr/bin/chromium
+SQLITE3 := /usr/bin/sqlite3
 
 .PHONY: run test install generate check-generated build lint-spec test-unit clean bench test-reliability
 
@@ -13,7 +14,7 @@ run: generate build
 	node dist/src/cli/seed-demo.js
 	npm start --silent
 
-test: install $(CHROMIUM) check-generated lint-spec build
+test: install $(CHROMIUM) $(SQLITE3) check-generated lint-spec build
 	url=$$(scripts/ensure-mysql.sh); \
 	DIALECTS=sqlite,mysql MYSQL_TEST_URL="$$url" npx mocha
 
@@ -32,6 +33,10 @@ install: $(STAMP)
 $(CHROMIUM):
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
 
+# test/db/operator-loading.test.ts runs the sqlite3 shell as an operator would.
+$(SQLITE3):
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq sqlite3
+
 generate: install
 	node scripts/generate.mjs
 
@@ -46,7 +51,7 @@ build: install
 	npx tsc -p tsconfig.json
 
 # Without MySQL: the quick loop while editing.
-test-unit: build $(CHROMIUM)
+test-unit: build $(CHROMIUM) $(SQLITE3)
 	npx mocha
 
 # Faults, load and soak (test/reliability, under 10 minutes): the built service against a

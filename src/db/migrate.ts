@@ -5,14 +5,17 @@ import { dialectOf } from './dialect.js';
 import * as queryTables from './migrations/001-query-tables.js';
 import * as accounts from './migrations/002-accounts.js';
 import * as impianti from './migrations/003-impianti.js';
+import * as operatorDefaults from './migrations/004-operator-defaults.js';
 
 interface Migration {
   readonly name: string;
   up(db: Knex): Promise<void>;
   down(db: Knex): Promise<void>;
+  /** `{ transaction: false }`: the migration manages its own (knex's per-migration option). */
+  readonly config?: { readonly transaction: boolean };
 }
 
-const migrations: readonly Migration[] = [queryTables, accounts, impianti];
+const migrations: readonly Migration[] = [queryTables, accounts, impianti, operatorDefaults];
 
 const source: Knex.MigrationSource<Migration> = {
   getMigrations: async () => [...migrations],

@@ -51,10 +51,21 @@ describe('start-up', () => {
     expect(() => fromDocument(doc)).to.throw(/X: declare exactly one of x-public: true or x-roles/);
   });
 
-  it('stops with a message naming the variable on a bad configuration', async () => {
-    const p = spawnMain({ PORT: 'eighty' });
-    expect(await p.exit).to.equal(1);
-    expect(p.stderr()).to.include('PORT: must be an integer');
+  it('stops with one line naming the variable and its rule on a bad configuration, no stack trace', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'impianti-config-'));
+    for (const [env, rule] of [
+      [{ PORT: 'eighty' }, 'PORT: must be an integer'],
+      [{ ADMIN_USERNAME: 'no spaces allowed!', ADMIN_PASSWORD: 'correct-horse-1' }, 'ADMIN_USERNAME: '],
+      [{ ADMIN_USERNAME: 'admin', ADMIN_PASSWORD: 'short' }, 'ADMIN_PASSWORD: must be between 8 and 256 characters'],
+      [{ REFRESH_TOKEN_ROTATION: 'never' }, 'REFRESH_TOKEN_ROTATION: must be rotate or reuse'],
+    ] as const) {
+      const p = spawnMain({ ...env, SQLITE_FILE: path.join(dir, 'db.sqlite'), PORT: 'PORT' in env ? env.PORT : '0', HOST: '127.0.0.1' });
+      expect(await p.exit, rule).to.equal(1);
+      const lines = p.stderr().trim().split('\n');
+      expect(lines, p.stderr()).to.have.length(1);
+      expect(lines[0]).to.include(rule).and.not.match(/\bat /);
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('on SIGTERM finishes the in-flight request, refuses new ones and exits 0', async function () {

@@ -35,6 +35,9 @@ export interface TestServer {
   readonly baseUrl: string;
   readonly db: Knex;
   readonly dialect: Dialect;
+  /** Where the test database is, as DATABASE_URL / SQLITE_FILE would say: for CLIs and engine clients. */
+  readonly databaseUrl: string | undefined;
+  readonly sqliteFile: string | undefined;
   readonly config: Config;
   readonly modules: Modules;
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
@@ -74,6 +77,8 @@ export async function startServer(options: { dialect: Dialect; env?: Record<stri
     baseUrl,
     db: testDb.db,
     dialect: options.dialect,
+    databaseUrl: testDb.databaseUrl,
+    sqliteFile: testDb.sqliteFile,
     config,
     modules,
     async request(method, path, o = {}) {
