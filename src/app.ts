@@ -16,7 +16,7 @@ import { ApiError } from './errors/api-error.js';
 import { authorize, bearerOf, type Authenticator } from './http/access.js';
 import type { Contract, OperationContract } from './http/contract.js';
 import { negotiate, validateCallback } from './http/negotiate.js';
-import type { OperationHandler } from './http/operation.js';
+import type { HandlerMap, OperationHandler } from './http/operation.js';
 import { parseBody } from './http/parse-body.js';
 import { readBody } from './http/read-body.js';
 import { logAnswered, requestIdOf } from './http/request-log.js';
@@ -30,7 +30,7 @@ import { operationRoutes } from './http/operation-routes.js';
 import { Exchange } from './http/exchange.js';
 
 export interface AppModules {
-  readonly handlers: Readonly<Record<string, OperationHandler>>;
+  readonly handlers: HandlerMap;
   readonly authenticator: Authenticator;
 }
 
@@ -44,7 +44,10 @@ const predefinedPrefix = /^\/(json\/reply|api)\//i;
 const lastResort = errorJson(asApiError(new Error('unanswerable')));
 
 export async function createApp(deps: Deps, contract: Contract, modules: AppModules): Promise<App> {
-  checkWiring(contract, modules.handlers);
+  // The edge's view of the handlers: each takes the DTO the edge built and validated against
+  // its operation's schema, which is the type its HandlerMap entry declares (design.md §0).
+  const handlers = modules.handlers as unknown as Readonly<Record<string, OperationHandler>>;
+  checkWiring(contract, handlers);
   const { config, logger } = deps;
   const validators = new Map([...contract.operations].map(([id, op]) => [id, compileValidator(op)]));
   // ServiceStack matches request DTO names in any letter case: the paths under its
@@ -93,7 +96,7 @@ export async function createApp(deps: Deps, contract: Contract, modules: AppModu
       const checked = validators.get(op.operationId)!(built.value);
       if (!checked.ok) throw checked.error;
     }
-    const result = await modules.handlers[op.canonicalId]!({
+    const result = await handlers[op.canonicalId]!({
       operationId: op.canonicalId,
       dto: built.value,
       principal,

@@ -40,7 +40,26 @@ export async function buildOutputs(inputs) {
     ['generated/api.d.ts', `${generatedHeader}\n${astToString(ast).trimEnd()}\n`],
     ['generated/query-catalog.ts', renderCatalogSource(catalog)],
     ['generated/servicestack-dtos.ts', renderServiceStackDtos(document)],
+    ['generated/operations.ts', renderOperationIds(document)],
   ]);
+}
+
+/**
+ * The canonical operations the handlers must serve (neither a variant route nor the edge's
+ * own): the handler map's keys (src/http/operation.ts), so a missing handler fails tsc.
+ */
+function renderOperationIds(document) {
+  const ids = Object.values(document.paths ?? {}).flatMap((item) =>
+    ['get', 'put', 'post', 'delete', 'patch'].map((m) => item[m]).filter((op) => op && !op['x-variant-of'] && op['x-edge'] !== true).map((op) => op.operationId));
+  return [
+    generatedHeader,
+    '',
+    '/** The operations the handlers serve; every other route is a variant of one of these or the edge\'s own. */',
+    `export const canonicalOperationIds = [\n${[...new Set(ids)].sort().map((id) => `  '${id}',`).join('\n')}\n] as const;`,
+    '',
+    'export type CanonicalOperationId = (typeof canonicalOperationIds)[number];',
+    '',
+  ].join('\n');
 }
 
 /** Relative paths whose file under root is missing or differs from the built text. */

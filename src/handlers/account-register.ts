@@ -4,9 +4,9 @@ import type { AccountsContext } from '../auth/accounts-context.js';
 import { tooManyRequests } from '../auth/auth-errors.js';
 import { createUser } from '../auth/create-user.js';
 import { registerInput } from '../auth/register-input.js';
-import type { OperationHandler } from '../http/operation.js';
+import type { HandlerMap } from '../http/operation.js';
 
-export function registerHandler(ctx: AccountsContext): OperationHandler {
+export function registerHandler(ctx: AccountsContext): HandlerMap['Register'] {
   const { config, logger } = ctx.deps;
   return async (req) => {
     const gate = await ctx.registerLimiter.hit(req.clientIp);

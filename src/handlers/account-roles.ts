@@ -5,9 +5,9 @@ import { forbidden, unauthorized } from '../auth/auth-errors.js';
 import { hasRole, isRole, roles as knownRoles, type Role } from '../auth/roles.js';
 import { addRoles, findUser, removeRoles, rolesOf } from '../auth/user-store.js';
 import { ApiError, type FieldError } from '../errors/api-error.js';
-import type { OperationHandler } from '../http/operation.js';
+import type { HandlerMap } from '../http/operation.js';
 
-export function rolesHandler(ctx: AccountsContext, change: 'assign' | 'unassign'): OperationHandler {
+export function rolesHandler(ctx: AccountsContext, change: 'assign' | 'unassign'): HandlerMap['AssignRoles'] {
   const { db, logger } = ctx.deps;
   return async (req) => {
     // The edge enforces the policy first; checked again so the handler is safe on its own.

@@ -6,13 +6,13 @@ import { refreshSession, revokeSession } from '../auth/session-store.js';
 import { rolesOf } from '../auth/user-store.js';
 import { ApiError } from '../errors/api-error.js';
 import type { Principal } from '../auth/roles.js';
-import type { OperationHandler, OperationResponse } from '../http/operation.js';
+import type { HandlerMap, Response } from '../http/operation.js';
 
-export function accessTokenHandler(ctx: AccountsContext): OperationHandler {
+export function accessTokenHandler(ctx: AccountsContext): HandlerMap['GetAccessToken'] {
   const { db, config, clock, logger } = ctx.deps;
   return async (req) => {
-    const token = req.dto['refreshToken'];
-    if (typeof token !== 'string' || token === '') throw ApiError.field('NotEmpty', 'RefreshToken', "'RefreshToken' must not be empty.");
+    const token = req.dto.refreshToken;
+    if (token === undefined || token === '') throw ApiError.field('NotEmpty', 'RefreshToken', "'RefreshToken' must not be empty.");
     const onReuse = (sessionId: string, userId: string) =>
       logger.warn({ event: 'auth.refresh-reuse', sessionId, userId, clientIp: req.clientIp }, 'spent refresh token presented: session revoked');
     const rotation = await refreshSession(db, token, clock(), config.refreshTokenTtl, onReuse, config.refreshTokenRotation);
@@ -25,12 +25,12 @@ export function accessTokenHandler(ctx: AccountsContext): OperationHandler {
   };
 }
 
-export function logoutHandler(ctx: AccountsContext): OperationHandler {
+export function logoutHandler(ctx: AccountsContext): HandlerMap['Logout'] {
   return async (req) => signOut(ctx, req.principal);
 }
 
 /** Logout, and Authenticate with `provider: "logout"` (design.md §11): one way to sign out. */
-export async function signOut(ctx: AccountsContext, principal: Principal | null): Promise<OperationResponse> {
+export async function signOut(ctx: AccountsContext, principal: Principal | null): Promise<Response<'Logout'>> {
   const { db, clock, logger } = ctx.deps;
   if (!principal) throw unauthorized();
   // Idempotent: revoking a revoked session changes nothing and still answers {}.

@@ -7,27 +7,29 @@ import { createSession } from '../auth/session-store.js';
 import { signOut } from './account-session.js';
 import { findUser, rolesOf } from '../auth/user-store.js';
 import { ApiError, type FieldError } from '../errors/api-error.js';
-import type { OperationHandler } from '../http/operation.js';
+import { everyPropertyRead, type HandlerMap } from '../http/operation.js';
 
-export function signInHandler(ctx: AccountsContext): OperationHandler {
+export function signInHandler(ctx: AccountsContext): HandlerMap['Authenticate'] {
   const { db, config, clock, logger } = ctx.deps;
   return async (req) => {
     // ServiceStack's Authenticate DTO also signs out (design.md §11); the schema allows
     // only `credentials` or `logout` as a provider.
-    if (req.dto['provider'] === 'logout') return signOut(ctx, req.bearer());
+    // rememberMe, useTokenCookie (false, by its schema) and meta change nothing here.
+    const { provider, userName, password, rememberMe, useTokenCookie, meta, ...rest } = req.dto;
+    everyPropertyRead(rest);
+    void [rememberMe, useTokenCookie, meta];
+    if (provider === 'logout') return signOut(ctx, req.bearer());
     // Checked before any verification: a blocked client learns nothing about the password.
     const gate = await ctx.loginFailureLimiter.check(req.clientIp);
     if (!gate.allowed) throw tooManyRequests(gate.retryAfterSeconds);
-    const { userName, password } = req.dto;
     const errors: FieldError[] = [];
     for (const [value, fieldName] of [[userName, 'UserName'], [password, 'Password']] as const) {
       if (typeof value !== 'string' || value === '') errors.push({ errorCode: 'NotEmpty', fieldName, message: `'${fieldName}' must not be empty.` });
     }
-    if (errors.length > 0) throw ApiError.validation(errors);
-    const login = userName as string;
+    if (errors.length > 0 || userName === undefined || password === undefined) throw ApiError.validation(errors);
 
-    const user = await findUser(db, login);
-    const matches = await ctx.hasher.verify(user?.passwordHash ?? ctx.dummyHash, password as string);
+    const user = await findUser(db, userName);
+    const matches = await ctx.hasher.verify(user?.passwordHash ?? ctx.dummyHash, password);
     if (!user || !matches) {
       await ctx.loginFailureLimiter.hit(req.clientIp);
       logger.info({ event: 'auth.failed', clientIp: req.clientIp }, 'sign-in failed');

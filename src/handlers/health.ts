@@ -2,9 +2,9 @@
 // the database answers, so a load balancer stops routing to a node that lost it.
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors/api-error.js';
-import type { OperationHandler } from '../http/operation.js';
+import type { HandlerMap } from '../http/operation.js';
 
-export function createHealthHandlers(deps: Pick<Deps, 'db'>): Record<'Health' | 'Ready', OperationHandler> {
+export function createHealthHandlers(deps: Pick<Deps, 'db'>): Pick<HandlerMap, 'Health' | 'Ready'> {
   return {
     Health: async () => ({ body: { status: 'ok' } }),
     Ready: async () => {

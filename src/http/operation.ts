@@ -1,5 +1,7 @@
 // What the HTTP edge hands an operation handler, and what it expects back. Handlers never
 // see express: they get the validated request DTO and the caller, and return a body.
+import type { operations } from '../../generated/api.js';
+import type { CanonicalOperationId } from '../../generated/operations.js';
 import type { Principal } from '../auth/roles.js';
 import type { ApiError } from '../errors/api-error.js';
 
@@ -44,3 +46,47 @@ export type OperationHandler = (request: OperationRequest) => Promise<OperationR
 
 /** Thrown or returned by handlers; the edge renders it. */
 export type HandlerError = ApiError;
+
+// ---- Handlers typed from the contract (generated/api.d.ts) ------------------------------
+// A handler's request DTO and answer body are the operation's own types, so a spec edit the
+// code does not follow fails tsc in the handler that must change (design.md §0).
+
+type Op<Id extends CanonicalOperationId> = operations[Id];
+/** The edge's own parameters (negotiation): never part of a request DTO. */
+type EdgeParameter = 'format' | 'callback' | '_';
+type QueryOf<Id extends CanonicalOperationId> = Op<Id>['parameters'] extends { query?: infer Q } ? ([NonNullable<Q>] extends [never] ? object : Omit<NonNullable<Q>, EdgeParameter>) : object;
+/** Path parameters are PascalCase in the seed's routes (`{ImpiantoId}`); the DTO is camelCase. */
+type PathOf<Id extends CanonicalOperationId> = Op<Id>['parameters'] extends { path: infer P } ? { readonly [K in keyof P as Uncapitalize<K & string>]: P[K] } : object;
+type BodyOf<Id extends CanonicalOperationId> = Op<Id> extends { requestBody?: { content: { 'application/json': infer B } } } ? B : object;
+
+/**
+ * What the handler of `Id` receives: its path parameters, and the query and body
+ * properties it declares, each possibly absent (the edge checks types and the schema's
+ * rules, while operations marked x-validated-by-handler check presence themselves).
+ */
+export type RequestDto<Id extends CanonicalOperationId> = PathOf<Id> & Readonly<Partial<QueryOf<Id> & BodyOf<Id>>>;
+
+/** The 200 JSON body the contract declares for `Id`. */
+export type ResponseBody<Id extends CanonicalOperationId> = Op<Id>['responses'] extends { 200: { content: { 'application/json': infer R } } } ? R : never;
+
+// Type aliases, not interfaces: two operations with the same types (Register and its PUT
+// twin) then share one handler, compared by structure rather than by operation id.
+export type Request<Id extends CanonicalOperationId> = Omit<OperationRequest, 'dto'> & { readonly dto: RequestDto<Id> };
+
+export type Response<Id extends CanonicalOperationId> = Omit<OperationResponse, 'body'> & { readonly body: ResponseBody<Id> };
+
+/**
+ * One handler per operation of the contract: a missing one fails tsc (and start-up). A
+ * handler's type is `HandlerMap['Register']`: a plain function type, so operations with the
+ * same types (Register and its PUT twin) can share one handler.
+ */
+export type HandlerMap = { readonly [Id in CanonicalOperationId]: (request: Request<Id>) => Promise<Response<Id>> };
+
+/**
+ * Takes what a handler reads from its DTO apart from the rest, which must be empty: a
+ * property the contract adds fails tsc here until the handler reads it or says it is ignored.
+ */
+export function everyPropertyRead<T extends Readonly<Record<string, never>>>(rest: T): void {
+  void rest;
+}
+

@@ -1,22 +1,12 @@
 // FileMetadataDto (design.md §6) and its mapping from an impianto_file row. The row type lists
 // exactly the columns the API may read: percorso_storage is deliberately absent, so no
 // query built from `fileColumns` can ever carry a storage path to a client.
+import type { components } from '../../generated/api.js';
 import { toIsoUtc } from './date-time.js';
 
-export interface FileMetadataDto {
-  readonly id: number;
-  readonly nome: string;
-  readonly isFolder: boolean;
-  readonly folderId?: number;
-  readonly dataCreazione: string;
-  readonly dataAggiornamento: string;
-  readonly impiantoId?: number;
-}
-
-export interface GetImpiantoFilesResponse {
-  readonly rootFile?: FileMetadataDto;
-  readonly contents: readonly FileMetadataDto[];
-}
+/** The contract's own types: a change to the schema is a compile error in the mapping below. */
+export type FileMetadataDto = components['schemas']['FileMetadataDto'];
+export type GetImpiantoFilesResponse = Omit<components['schemas']['GetImpiantoFilesResponse'], 'responseStatus'>;
 
 /** The only impianto_file columns ever selected. */
 export const fileColumns = ['id', 'nome', 'is_folder', 'folder_id', 'impianto_id', 'data_creazione', 'data_aggiornamento'] as const;
