@@ -1,0 +1,98 @@
+// The compiler guards the contract (design.md §0): on a copy of the project, each of these
+// spec edits, regenerated, makes tsc (or the generator) fail in the file that must change,
+// and the unedited copy compiles. The file:line each reports is written to
+// test-output/compile-guard.json.
+import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../..');
+const run = (file: string, args: string[], cwd: string) =>
+  promisify(execFile)(file, args, { cwd, maxBuffer: 16 * 1024 * 1024 }).then(() => ({ code: 0, output: '' }), (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, output: `${e.stdout}${e.stderr}` }));
+
+interface Mutation {
+  readonly name: string;
+  readonly edit: (spec: string) => string;
+  /** Where the failure must point. */
+  readonly expected: RegExp;
+}
+
+const replaceOnce = (spec: string, from: string | RegExp, to: string) => {
+  const edited = spec.replace(from, to);
+  if (edited === spec) throw new Error(`the mutation found nothing to edit: ${String(from)}`);
+  return edited;
+};
+
+const mutations: Mutation[] = [
+  {
+    name: 'rename a property of the Register 200 response',
+    edit: (s) => replaceOnce(replaceOnce(s, '      required: [userId]\n', '      required: [userIdentifier]\n'), '        userId: { type: string, description: "The new user\'s id, as a string." }', '        userIdentifier: { type: string }'),
+    expected: /src\/handlers\/account-register\.ts\(\d+,\d+\)/,
+  },
+  {
+    name: 'change ImpiantoId from integer to string',
+    edit: (s) => replaceOnce(s, 'schema: { type: integer, format: int32, minimum: 1, maximum: 2147483647 }', 'schema: { type: string }'),
+    expected: /src\/handlers\/impianti-files\.ts\(\d+,\d+\)/,
+  },
+  {
+    name: 'remove the GetImpiantoFilesRequest operation',
+    edit: (s) => replaceOnce(s, /\n {2}\/impianti\/\{ImpiantoId\}\/files:\n[\s\S]*?(?=\n {2}# The two query operations)/, ''),
+    expected: /src\/handlers\/impianti-files\.ts\(\d+,\d+\)/,
+  },
+  {
+    name: 'add a required property to the Authenticate request body',
+    edit: (s) => replaceOnce(s, /( {4}Authenticate:\n {6}type: object\n {6}additionalProperties: false\n {6}x-case-insensitive-properties: true\n)( {6}properties:\n)/, '$1      required: [tenant]\n$2        tenant: { type: string }\n'),
+    expected: /src\/handlers\/account-sign-in\.ts\(\d+,\d+\)/,
+  },
+  {
+    name: 'rename a field in the SoggettoRecapito row schema',
+    edit: (s) => replaceOnce(s, '  schemas:\n', '  schemas:\n    SoggettoRecapito:\n      type: object\n      properties:\n        indirizzo: { type: string }\n'),
+    expected: /components\.schemas\.SoggettoRecapito is generated; remove it/,
+  },
+];
+
+describe('the compiler guards the contract', function () {
+  this.timeout(600_000);
+  let copy: string;
+  let original: string;
+  const figures: Array<{ mutation: string; reported: string }> = [];
+
+  before(async () => {
+    copy = fs.mkdtempSync(path.join(os.tmpdir(), 'impianti-guard-'));
+    for (const entry of ['spec', 'scripts', 'src', 'generated', 'tsconfig.json', 'package.json']) fs.cpSync(path.join(root, entry), path.join(copy, entry), { recursive: true });
+    fs.symlinkSync(path.join(root, 'node_modules'), path.join(copy, 'node_modules'));
+    // The service's own sources: what a developer's build compiles.
+    fs.writeFileSync(path.join(copy, 'tsconfig.guard.json'), JSON.stringify({ extends: './tsconfig.json', compilerOptions: { noEmit: true }, include: ['src/**/*.ts', 'generated/**/*.ts'] }));
+    original = fs.readFileSync(path.join(copy, 'spec/openapi.yaml'), 'utf8');
+  });
+  after(() => {
+    fs.rmSync(copy, { recursive: true, force: true });
+    fs.mkdirSync(path.join(root, 'test-output'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'test-output/compile-guard.json'), JSON.stringify(figures, null, 2));
+  });
+
+  /** Regenerates from the (edited) spec, then compiles: the first failure's output. */
+  const build = async (spec: string) => {
+    fs.writeFileSync(path.join(copy, 'spec/openapi.yaml'), spec);
+    const generated = await run(process.execPath, ['scripts/generate.mjs'], copy);
+    if (generated.code !== 0) return generated;
+    return run(path.join(root, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.guard.json'], copy);
+  };
+
+  it('the unedited copy regenerates and compiles', async () => {
+    const r = await build(original);
+    expect(r, r.output).to.deep.equal({ code: 0, output: '' });
+  });
+
+  for (const m of mutations) {
+    it(`${m.name}: the build fails where the code must change`, async () => {
+      const r = await build(m.edit(original));
+      expect(r.code, 'the build must fail').not.to.equal(0);
+      expect(r.output).to.match(m.expected);
+      figures.push({ mutation: m.name, reported: (m.expected.exec(r.output)?.[0] ?? '') + ' ' + (r.output.split('\n').find((l) => m.expected.test(l)) ?? '').slice(0, 300) });
+    });
+  }
+});
