@@ -114,7 +114,7 @@ function operationContract(operationId: string, method: string, path: string, op
   const roles = op['x-roles'];
   const isPublic = op['x-public'] === true;
   if (isPublic === Array.isArray(roles)) {
-    // Fail closed (STYLE §10): an operation must say who may call it, exactly once.
+    // Fail closed: an operation must say who may call it, exactly once (design.md §4).
     throw new Error(`${operationId}: declare exactly one of x-public: true or x-roles: [...]`);
   }
   const canonicalId = typeof op['x-variant-of'] === 'string' ? op['x-variant-of'] : operationId;
