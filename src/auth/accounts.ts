@@ -8,7 +8,9 @@ import { createAccessTokens, type AccessTokenClaims } from './access-tokens.js';
 import type { AccountsContext } from './accounts-context.js';
 import { bootstrapAdmin } from './bootstrap-admin.js';
 import { createScryptHasher, dummyHash, limitHasher, type PasswordHasher } from './password-hasher.js';
+import { dialectOf } from '../db/dialect.js';
 import { createMemoryRateLimiter, type RateLimiter } from './rate-limiter.js';
+import { createSharedRateLimiter } from './shared-rate-limiter.js';
 
 export { hasRole } from './roles.js';
 
@@ -33,14 +35,18 @@ export interface AccountsOptions {
 export function createAccounts(deps: Deps, options: AccountsOptions = {}): Accounts {
   const { config, clock, db } = deps;
   const tokens = createAccessTokens(config, clock);
+  // MySQL deployments may run several nodes: their limits are counted in the database. The
+  // embedded SQLite file serves one node, which counts in memory (design.md §12).
+  const limiter = (bucket: string, limit: number) =>
+    dialectOf(db) === 'mysql' ? createSharedRateLimiter(db, bucket, limit, clock) : createMemoryRateLimiter(limit, clock);
   const hasher = limitHasher(options.hasher ?? createScryptHasher(config.scrypt), config.hashConcurrency, config.hashQueue);
   const ctx: AccountsContext = {
     deps,
     hasher,
     tokens,
     dummyHash: dummyHash(config.scrypt),
-    registerLimiter: options.registerLimiter ?? createMemoryRateLimiter(config.rateLimitRegisterPerMin, clock),
-    loginFailureLimiter: options.loginFailureLimiter ?? createMemoryRateLimiter(config.rateLimitLoginFailuresPerMin, clock),
+    registerLimiter: options.registerLimiter ?? limiter('register', config.rateLimitRegisterPerMin),
+    loginFailureLimiter: options.loginFailureLimiter ?? limiter('login-failure', config.rateLimitLoginFailuresPerMin),
     createUserContext: { db, hasher, clock, refreshTokenTtl: config.refreshTokenTtl, tokens },
   };
 

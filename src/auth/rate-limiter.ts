@@ -1,6 +1,7 @@
 // Per-key request limits (design.md §4: Register and failed sign-ins per client IP).
-// The interface is what a shared store (Redis, a table) would implement for many nodes;
-// the in-memory one counts in fixed one-minute windows on the injected clock.
+// The in-memory limiter (one node: the embedded SQLite file) counts in one-minute windows
+// from each key's first event on the injected clock; MySQL deployments share their counts
+// through shared-rate-limiter.ts.
 
 export interface RateDecision {
   readonly allowed: boolean;

@@ -6,6 +6,7 @@ import * as queryTables from './migrations/001-query-tables.js';
 import * as accounts from './migrations/002-accounts.js';
 import * as impianti from './migrations/003-impianti.js';
 import * as operatorDefaults from './migrations/004-operator-defaults.js';
+import * as rateLimits from './migrations/005-rate-limits.js';
 
 interface Migration {
   readonly name: string;
@@ -15,7 +16,7 @@ interface Migration {
   readonly config?: { readonly transaction: boolean };
 }
 
-const migrations: readonly Migration[] = [queryTables, accounts, impianti, operatorDefaults];
+const migrations: readonly Migration[] = [queryTables, accounts, impianti, operatorDefaults, rateLimits];
 
 const source: Knex.MigrationSource<Migration> = {
   getMigrations: async () => [...migrations],

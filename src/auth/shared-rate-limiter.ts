@@ -1,0 +1,51 @@
+// Rate limits shared by every node of a MySQL deployment (design.md §12): the counts live in
+// rate_limit_hit, one atomic upsert per counted event, in fixed one-minute windows aligned on
+// the clock, so RATE_LIMIT_* holds for the whole deployment and across restarts. A database
+// that cannot be reached fails the request (503): Register fails closed rather than open.
+import type { Knex } from 'knex';
+import { translateDbError } from '../db/driver-errors.js';
+import { unlimited, type RateDecision, type RateLimiter } from './rate-limiter.js';
+
+const allowed: RateDecision = Object.freeze({ allowed: true, retryAfterSeconds: 0 });
+
+export function createSharedRateLimiter(db: Knex, bucket: string, limit: number, clock: () => Date, windowMs = 60_000): RateLimiter {
+  if (limit <= 0) return unlimited;
+  let swept = 0;
+  const windowOf = (now: number) => Math.floor(now / windowMs) * windowMs;
+  const decide = (hits: number, now: number, within: boolean): RateDecision =>
+    within ? allowed : { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((windowOf(now) + windowMs - now) / 1000)) };
+  const hitsIn = async (q: Knex, key: string, window: number): Promise<number> => {
+    const row = (await q('rate_limit_hit').where({ bucket, client_key: key, window_start: window }).first('hits')) as { hits: number | string } | undefined;
+    return Number(row?.hits ?? 0);
+  };
+  const guarded = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } catch (err) {
+      throw translateDbError(err);
+    }
+  };
+
+  return {
+    hit: (key) => guarded(async () => {
+      const now = clock().getTime();
+      const window = windowOf(now);
+      // The upsert and the read share one connection, so the count read includes this event.
+      const hits = await db.transaction(async (trx) => {
+        await trx.raw('INSERT INTO rate_limit_hit (bucket, client_key, window_start, hits) VALUES (?, ?, ?, 1) ON DUPLICATE KEY UPDATE hits = hits + 1', [bucket, key, window]);
+        return hitsIn(trx, key, window);
+      });
+      // Windows before the current one are never read again: one node a window clears them.
+      if (window > swept) {
+        swept = window;
+        await db('rate_limit_hit').where('window_start', '<', window).del();
+      }
+      return decide(hits, now, hits <= limit);
+    }),
+    check: (key) => guarded(async () => {
+      const now = clock().getTime();
+      const hits = await hitsIn(db, key, windowOf(now));
+      return decide(hits, now, hits < limit);
+    }),
+  };
+}
