@@ -34,7 +34,8 @@ describe('design record', () => {
   });
 
   it('nothing cites a document outside the repository', () => {
-    const outside = tracked.filter((f) => /DECISIONS|STYLE §|STYLE\.md|seed[- ]?(spec|§)/i.test(read(f)));
+    // The documents' names are capitalised; `decisions` is an ordinary word.
+    const outside = tracked.filter((f) => /DECISIONS|STYLE §|STYLE\.md/.test(read(f)) || /seed[- ]?(spec|§)/i.test(read(f)));
     expect(outside).to.deep.equal([]);
   });
 
