@@ -25,13 +25,15 @@ import { asApiError, errorJson, sendError, sendResult } from './http/respond.js'
 import { compileValidator } from './http/validate-dto.js';
 import { edgeRoutes } from './http/edge-routes.js';
 import { cors } from './http/cors.js';
-import { createMetrics } from './http/metrics.js';
+import { createMetrics, type MetricsSources } from './http/metrics.js';
 import { operationRoutes } from './http/operation-routes.js';
 import { Exchange } from './http/exchange.js';
 
 export interface AppModules {
   readonly handlers: HandlerMap;
   readonly authenticator: Authenticator;
+  /** Read routing and housekeeping figures for /metrics. */
+  readonly metrics?: MetricsSources;
 }
 
 /** What http.createServer takes. */
@@ -69,7 +71,7 @@ export async function createApp(deps: Deps, contract: Contract, modules: AppModu
   const routes = operationRoutes(api, contract);
   const canonical = (path: string): string => (predefinedPrefix.test(path) ? byDtoName.get(path.toLowerCase()) ?? path : path);
 
-  const metrics = createMetrics(deps.db);
+  const metrics = createMetrics(deps.db, modules.metrics);
   const trust = config.trustProxy;
   const allowCors = cors(config.corsOrigins, (path) => routes.allowedMethods(canonical(path)));
 

@@ -9,6 +9,12 @@ export interface Config {
   readonly port: number;
   readonly host: string;
   readonly databaseUrl: string | undefined;
+  /** MySQL read replicas for the reads that tolerate a little staleness (design.md §12). */
+  readonly databaseReplicaUrls: readonly string[];
+  /** A replica further behind the primary than this is skipped until it catches up. */
+  readonly replicaMaxLagMs: number;
+  /** Seconds between purges of dead refresh tokens and sessions; 0 = never (design.md §12). */
+  readonly purgeIntervalS: number;
   readonly sqliteFile: string;
   readonly production: boolean;
   readonly debug: boolean;
@@ -128,6 +134,11 @@ export function loadConfig(env: Env = process.env): Config {
   if (databaseUrl !== undefined && !/^mysql2?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL', 'must be a mysql://user:pass@host:port/db URL');
   }
+  const databaseReplicaUrls = list(env, 'DATABASE_REPLICA_URLS');
+  for (const url of databaseReplicaUrls) {
+    if (databaseUrl === undefined) throw new ConfigError('DATABASE_REPLICA_URLS', 'needs DATABASE_URL: replicas follow a MySQL primary');
+    if (!/^mysql2?:\/\//.test(url)) throw new ConfigError('DATABASE_REPLICA_URLS', 'must be comma-separated mysql://user:pass@host:port/db URLs');
+  }
   const defaultRoles = list(env, 'DEFAULT_ROLES');
   for (const role of defaultRoles) {
     if (!knownRoles.includes(role)) throw new ConfigError('DEFAULT_ROLES', `unknown role "${role}" (known: ${knownRoles.join(', ')})`);
@@ -144,6 +155,9 @@ export function loadConfig(env: Env = process.env): Config {
     port: int(env, 'PORT', 8080, 0, 65535),
     host: present(env, 'HOST') ?? '0.0.0.0',
     databaseUrl,
+    databaseReplicaUrls: Object.freeze(databaseReplicaUrls),
+    replicaMaxLagMs: int(env, 'REPLICA_MAX_LAG_MS', 2000, 100),
+    purgeIntervalS: int(env, 'PURGE_INTERVAL_S', 3600, 0),
     sqliteFile: present(env, 'SQLITE_FILE') ?? 'data/impianti.sqlite',
     production,
     debug: bool(env, 'DEBUG', false),

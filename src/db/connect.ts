@@ -18,10 +18,12 @@ export interface DbOptions {
    * migrations and bulk loads.
    */
   readonly statementTimeoutMs?: number;
+  /** Where knex's own warnings go (its console by default). */
+  readonly log?: Knex.Config['log'];
 }
 
 export function connect(options: DbOptions): Knex {
-  if (options.databaseUrl) return connectMysql(options.databaseUrl, options.poolMax ?? 10, options.statementTimeoutMs);
+  if (options.databaseUrl) return connectMysql(options.databaseUrl, options.poolMax ?? 10, options.statementTimeoutMs, options.log);
   return connectSqlite(options.sqliteFile ?? 'data/impianti.sqlite');
 }
 
@@ -73,7 +75,7 @@ function failWaitingOnConnectError(db: Knex): Knex {
   return db;
 }
 
-function connectMysql(url: string, poolMax: number, statementTimeoutMs: number | undefined): Knex {
+function connectMysql(url: string, poolMax: number, statementTimeoutMs: number | undefined, log: Knex.Config['log']): Knex {
   const setup = sessionSetup(statementTimeoutMs);
   const u = new URL(url);
   return failWaitingOnConnectError(knex({
@@ -102,6 +104,7 @@ function connectMysql(url: string, poolMax: number, statementTimeoutMs: number |
       afterCreate: (conn: Conn, done: (err: Error | null, c: unknown) => void) => setup(conn, (err) => done(err, conn)),
     },
     acquireConnectionTimeout: 2000,
+    ...(log ? { log } : {}),
   }));
 }
 

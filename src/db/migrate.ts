@@ -2,11 +2,13 @@
 // service and the tests run the same migrations whatever their working directory.
 import type { Knex } from 'knex';
 import { dialectOf } from './dialect.js';
+import { withNamedLock } from './named-lock.js';
 import * as queryTables from './migrations/001-query-tables.js';
 import * as accounts from './migrations/002-accounts.js';
 import * as impianti from './migrations/003-impianti.js';
 import * as operatorDefaults from './migrations/004-operator-defaults.js';
 import * as rateLimits from './migrations/005-rate-limits.js';
+import * as replicaHeartbeat from './migrations/006-replica-heartbeat.js';
 
 interface Migration {
   readonly name: string;
@@ -16,7 +18,7 @@ interface Migration {
   readonly config?: { readonly transaction: boolean };
 }
 
-const migrations: readonly Migration[] = [queryTables, accounts, impianti, operatorDefaults, rateLimits];
+const migrations: readonly Migration[] = [queryTables, accounts, impianti, operatorDefaults, rateLimits, replicaHeartbeat];
 
 const source: Knex.MigrationSource<Migration> = {
   getMigrations: async () => [...migrations],
@@ -31,20 +33,9 @@ export async function migrate(db: Knex): Promise<void> {
   if (dialectOf(db) !== 'mysql') return void (await db.migrate.latest({ migrationSource: source }));
   // Several nodes may start at once on one database. knex's own lock is not enough there:
   // it creates its lock table check-then-create, refuses instead of waiting, and on MySQL
-  // the first DDL commits its lock row early. A named lock held by one session serialises
-  // start-ups, and the server frees it by itself if that session dies.
-  const conn = await db.client.acquireConnection();
-  try {
-    const [rows] = (await db.raw('SELECT GET_LOCK(?, ?) AS got', [lockName, lockWaitSeconds]).connection(conn)) as [Array<{ got: number | string | null }>];
-    if (Number(rows[0]?.got) !== 1) throw new Error(`could not take the migration lock "${lockName}" within ${lockWaitSeconds} s`);
-    try {
-      await db.migrate.latest({ migrationSource: source });
-    } finally {
-      await db.raw('SELECT RELEASE_LOCK(?)', [lockName]).connection(conn);
-    }
-  } finally {
-    await db.client.releaseConnection(conn);
-  }
+  // the first DDL commits its lock row early. A named lock serialises start-ups.
+  const run = await withNamedLock(db, lockName, lockWaitSeconds, () => db.migrate.latest({ migrationSource: source }));
+  if (!run.held) throw new Error(`could not take the migration lock "${lockName}" within ${lockWaitSeconds} s`);
 }
 
 export async function rollbackAll(db: Knex): Promise<void> {

@@ -1,6 +1,8 @@
 // Every operation's handler, keyed by operationId. createApp refuses to start when this
 // map and the contract disagree, so a new operation cannot ship without a handler.
 import { createAccounts, type Accounts } from '../auth/accounts.js';
+import { schedulePurge, type PurgeSchedule } from '../auth/token-purge.js';
+import { createReads } from '../db/replicas.js';
 import type { Deps } from '../deps.js';
 import type { AppModules } from '../app.js';
 import { accountHandlers } from './accounts.js';
@@ -11,23 +13,41 @@ import { createQueryHandlers } from './query-handlers.js';
 export interface Modules extends AppModules {
   /** Exposed for the users CLI and the tests, which mint tokens with it. */
   readonly accounts: Accounts;
-  /** Start-up work that needs the database (the admin bootstrap). */
+  /** Start-up work that needs the database (the admin bootstrap), then the purge's schedule. */
   start(): Promise<void>;
   close(): Promise<void>;
 }
 
 export function createModules(deps: Deps): Modules {
+  const { config } = deps;
   const accounts = createAccounts(deps);
+  // The queries and the files read from replicas where there are some (design.md §12).
+  const reads = createReads(deps.db, {
+    replicaUrls: config.databaseReplicaUrls, maxLagMs: config.replicaMaxLagMs, statementTimeoutMs: config.queryTimeoutMs, logger: deps.logger,
+  });
+  let purge: PurgeSchedule | undefined;
   return {
     handlers: {
       ...accountHandlers(accounts.context),
-      ...createQueryHandlers(deps),
-      ...createImpiantiHandlers(deps),
+      ...createQueryHandlers({ reads, config }),
+      ...createImpiantiHandlers({ reads, config }),
       ...createHealthHandlers(deps),
     },
     authenticator: accounts,
     accounts,
-    start: () => accounts.bootstrapAdmin(),
-    close: () => accounts.close(),
+    metrics: {
+      replicas: reads.health,
+      primaryReads: reads.primaryReads,
+      purged: () => purge?.purged() ?? { tokens: 0, sessions: 0 },
+    },
+    async start() {
+      await accounts.bootstrapAdmin();
+      purge = schedulePurge({ db: deps.db, clock: deps.clock, logger: deps.logger, intervalS: config.purgeIntervalS });
+    },
+    async close() {
+      await purge?.stop();
+      await reads.close();
+      await accounts.close();
+    },
   };
 }

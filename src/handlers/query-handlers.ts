@@ -2,9 +2,9 @@
 // its POST and GET operations, so adding a DTO is spec + query-dtos.yaml + a migration.
 // The engine does the work; this only turns its Result into a response (or throws the
 // ApiError, which the edge renders: the one throw of the query path).
-import type { Knex } from 'knex';
 import { limits, operators, queryDtoList, type QueryOperation } from '../../generated/query-catalog.js';
 import type { Config } from '../config.js';
+import type { Reads } from '../db/replicas.js';
 import type { CsvTable, HandlerMap, Request, Response } from '../http/operation.js';
 import type { QueryDtoSpec } from '../query/catalog-types.js';
 import { engineContext, type EngineContext } from '../query/engine-context.js';
@@ -13,11 +13,15 @@ import { runQuery } from '../query/run-query.js';
 type QueryOperationId = QueryOperation | `${QueryOperation}Get`;
 
 /** One DTO's handler, for any catalog entry: its request is any query DTO of the contract. */
-export function queryHandler(db: Knex, ctx: EngineContext, dto: QueryDtoSpec): (request: Request<QueryOperationId>) => Promise<Omit<Response<QueryOperationId>, 'body'> & { body: unknown }> {
+export function queryHandler(reads: Reads, ctx: EngineContext, dto: QueryDtoSpec): (request: Request<QueryOperationId>) => Promise<Omit<Response<QueryOperationId>, 'body'> & { body: unknown }> {
   return async (request) => {
-    const result = await runQuery(db, dto, request.dto, ctx);
-    if (!result.ok) throw result.error;
-    const { plan, response } = result.value;
+    // On a replica or the primary (design.md §12); a failure is thrown so that a replica
+    // that went away is retried on the primary.
+    const { plan, response } = await reads.run(async (db) => {
+      const result = await runQuery(db, dto, request.dto, ctx);
+      if (!result.ok) throw result.error;
+      return result.value;
+    });
     const csv: CsvTable = {
       columns: plan.projection.map((f) => ({ name: f.name, family: f.family })),
       properties: plan.projection.map((f) => f.property),
@@ -30,10 +34,10 @@ export function queryHandler(db: Knex, ctx: EngineContext, dto: QueryDtoSpec): (
 /** The query operations: each DTO's POST, and its GET (`<Operation>Get`). */
 export type QueryHandlers = Pick<HandlerMap, QueryOperationId>;
 
-export function createQueryHandlers(deps: { db: Knex; config: Config }): QueryHandlers {
+export function createQueryHandlers(deps: { reads: Reads; config: Config }): QueryHandlers {
   const ctx = engineContext(deps.config, operators, limits);
   const handlers = queryDtoList.flatMap((dto) => {
-    const handler = queryHandler(deps.db, ctx, dto);
+    const handler = queryHandler(deps.reads, ctx, dto);
     return [[dto.operation, handler], [`${dto.operation}Get`, handler]] as const;
   });
   // The one cast of the handler layer: the engine answers with rows shaped by the same

@@ -4,6 +4,15 @@
 import express, { type Router } from 'express';
 import type { Knex } from 'knex';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Purged } from '../auth/token-purge.js';
+import type { ReplicaHealth } from '../db/replicas.js';
+
+/** What the modules report beyond requests and the pool (design.md §12). */
+export interface MetricsSources {
+  replicas(): readonly ReplicaHealth[];
+  primaryReads(): number;
+  purged(): Purged;
+}
 
 export interface Metrics {
   readonly registry: Registry;
@@ -23,7 +32,7 @@ interface TarnPool {
 
 const buckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-export function createMetrics(db: Knex): Metrics {
+export function createMetrics(db: Knex, sources?: MetricsSources): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const labelNames = ['operation', 'method', 'status'] as const;
@@ -37,6 +46,7 @@ export function createMetrics(db: Knex): Metrics {
   poolGauge('db_pool_connections_max', 'Largest number of database connections', (p) => p.max);
   poolGauge('db_pool_pending_acquires', 'Queries waiting for a connection', (p) => p.numPendingAcquires());
   poolGauge('db_pool_pending_creates', 'Connections being opened', (p) => p.numPendingCreates());
+  if (sources) deploymentMetrics(registry, sources);
 
   // prom-client hashes a label set on every inc/observe; the series are few (operations x
   // methods x statuses, all from closed sets), so each one's pair of children is kept.
@@ -74,4 +84,39 @@ export function createMetrics(db: Knex): Metrics {
       return router;
     },
   };
+}
+
+/** Counters kept by the modules as plain numbers, read at scrape time. */
+function deploymentMetrics(registry: Registry, sources: MetricsSources): void {
+  new Counter({
+    name: 'db_reads_total', help: 'Query and files reads served, by database (primary or replica host:port)', labelNames: ['target'], registers: [registry],
+    collect() {
+      this.reset();
+      this.inc({ target: 'primary' }, sources.primaryReads());
+      for (const r of sources.replicas()) this.inc({ target: r.name }, r.reads);
+    },
+  });
+  new Gauge({
+    name: 'db_replica_healthy', help: 'Whether a read replica receives reads (1) or is skipped (0)', labelNames: ['replica'], registers: [registry],
+    collect() {
+      this.reset();
+      for (const r of sources.replicas()) this.set({ replica: r.name }, r.healthy ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'db_replica_lag_seconds', help: 'How far a read replica was behind the primary at its last check (absent when it could not be asked)', labelNames: ['replica'], registers: [registry],
+    collect() {
+      this.reset();
+      for (const r of sources.replicas()) if (r.lagMs !== undefined) this.set({ replica: r.name }, r.lagMs / 1000);
+    },
+  });
+  new Counter({
+    name: 'auth_purged_rows_total', help: 'Refresh tokens and sessions purged by this node', labelNames: ['table'], registers: [registry],
+    collect() {
+      this.reset();
+      const p = sources.purged();
+      this.inc({ table: 'refresh_token' }, p.tokens);
+      this.inc({ table: 'auth_session' }, p.sessions);
+    },
+  });
 }

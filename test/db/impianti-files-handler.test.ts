@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { ApiError } from '../../src/errors/api-error.js';
+import { primaryOnly } from '../../src/db/replicas.js';
 import { createImpiantiHandlers } from '../../src/handlers/impianti-files.js';
 import type { Request } from '../../src/http/operation.js';
 import { insertImpiantoFiles, type NewImpiantoFile } from '../../src/impianti/impianto-file-writer.js';
@@ -35,7 +36,7 @@ forEachDialect('impianti files handler', (dialect) => {
       node(5, 'Scheda impianto.pdf', false, null, 2),
     ]);
     const deps = { config: loadConfig({}), db: t.db, clock: () => created, logger: pino({ level: 'silent' }) };
-    const handlers = createImpiantiHandlers(deps);
+    const handlers = createImpiantiHandlers({ ...deps, reads: primaryOnly(t.db) });
     handle = async (id) => (await handlers.GetImpiantoFilesRequest(request(id))).body;
   });
   after(() => t.drop());
@@ -75,7 +76,7 @@ forEachDialect('impianti files handler', (dialect) => {
     const bare = await createTestDb(dialect, { migrate: false });
     try {
       const deps = { config: loadConfig({}), db: bare.db, clock: () => created, logger: pino({ level: 'silent' }) };
-      const error = await createImpiantiHandlers(deps).GetImpiantoFilesRequest(request(1)).then(() => undefined, (e: unknown) => e);
+      const error = await createImpiantiHandlers({ ...deps, reads: primaryOnly(deps.db) }).GetImpiantoFilesRequest(request(1)).then(() => undefined, (e: unknown) => e);
       expect(error).to.be.instanceOf(ApiError).and.to.include({ code: 'InternalServerError', status: 500 });
       expect((error as ApiError).message).to.not.match(/impianto|select|table/i);
     } finally {

@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { loadConfig } from '../../src/config.js';
 import { searchCollation } from '../../src/db/collation.js';
 import { ApiError } from '../../src/errors/api-error.js';
+import { primaryOnly } from '../../src/db/replicas.js';
 import { createQueryHandlers, queryHandler } from '../../src/handlers/query-handlers.js';
 import type { OperationRequest } from '../../src/http/operation.js';
 import { execute } from '../../src/query/execute.js';
@@ -34,7 +35,7 @@ forEachDialect('query handlers', (dialect) => {
   after(async () => t?.drop());
 
   it('serves GET and POST of both DTOs with a body and a CSV table', async () => {
-    const handlers = createQueryHandlers({ db: t.db, config: loadConfig({}) });
+    const handlers = createQueryHandlers({ reads: primaryOnly(t.db), config: loadConfig({}) });
     expect(Object.keys(handlers).sort()).to.deep.equal(['CaratteristicaGruppoQuery', 'CaratteristicaGruppoQueryGet', 'SoggettoRecapitoQuery', 'SoggettoRecapitoQueryGet']);
     const out = await handlers['SoggettoRecapitoQueryGet']!(request('SoggettoRecapitoQueryGet', { recapitoStartsWith: 'rossi', fields: 'Recapito,Id', include: 'Total' }));
     expect(out.body).to.deep.equal({ offset: 0, total: 2, results: [{ recapito: 'ROSSI', id: 2 }, { recapito: 'rossi ', id: 3 }] });
@@ -48,7 +49,7 @@ forEachDialect('query handlers', (dialect) => {
   });
 
   it('throws the validation ApiError listing every failure', async () => {
-    const handlers = createQueryHandlers({ db: t.db, config: loadConfig({}) });
+    const handlers = createQueryHandlers({ reads: primaryOnly(t.db), config: loadConfig({}) });
     const err = await handlers['CaratteristicaGruppoQuery']!(request('CaratteristicaGruppoQuery', { idBetween: [1], take: -1, colore: 'x' })).then(
       () => undefined,
       (e: unknown) => e,
@@ -75,7 +76,7 @@ forEachDialect('query handlers', (dialect) => {
       { id: 3, nome: null, is_attivo: 1, peso: 9 },
       { id: 4, nome: 'Oboè', is_attivo: 1, peso: 1 },
     ]);
-    const handler = queryHandler(t.db, testContext(), strumento);
+    const handler = queryHandler(primaryOnly(t.db), testContext(), strumento);
     const out = await handler(request('StrumentoQuery', { nomeStartsWith: 'viol', isAttivo: true, include: 'Total,SUM(Peso),MAX(Nome)' }));
     expect(out.body).to.deep.equal({ offset: 0, total: 1, results: [{ id: 1, nome: 'Violoncello', isAttivo: true, peso: 3 }], meta: { 'SUM(Peso)': '3', 'MAX(Nome)': 'Violoncello' } });
     const sorted = await handler(request('StrumentoQuery', { orderByDesc: 'nome', fields: 'Id', nomeIn: ['oboe', 'viola', 'violoncello'] }));

@@ -54,4 +54,16 @@ forEachDialect('metrics', (dialect) => {
     expect(text).to.match(/^db_pool_connections_used \d+/m);
     expect(text).to.match(/^db_pool_pending_acquires \d+/m);
   });
+
+  it('counts the reads each database served, and what the purge removed (no replicas here: every read on the primary)', async () => {
+    const before = sample((await s.request('GET', '/metrics')).text, 'db_reads_total', { target: 'primary' }) ?? 0;
+    const token = await s.tokenFor(['Admin', 'ApiUser']);
+    await s.request('GET', '/impianti/1/files', { token });
+    await s.request('GET', '/json/reply/SoggettoRecapitoQuery', { token });
+    const text = (await s.request('GET', '/metrics')).text;
+    expect(sample(text, 'db_reads_total', { target: 'primary' })).to.equal(before + 2);
+    expect(text).to.include('# TYPE db_replica_healthy gauge');
+    expect(sample(text, 'auth_purged_rows_total', { table: 'refresh_token' })).to.equal(0);
+    expect(sample(text, 'auth_purged_rows_total', { table: 'auth_session' })).to.equal(0);
+  });
 });

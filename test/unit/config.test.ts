@@ -13,6 +13,9 @@ describe('config', () => {
     expect(c.refreshTokenTtl).to.equal(30 * 86400);
     expect(c.scrypt).to.deep.equal({ logN: 15, r: 8, p: 3 });
     expect(c.jwt.issuer).to.equal('impianti-api');
+    expect(c.databaseReplicaUrls).to.deep.equal([]);
+    expect(c.replicaMaxLagMs).to.equal(2000);
+    expect(c.purgeIntervalS).to.equal(3600);
     expect(Object.isFrozen(c)).to.equal(true);
   });
 
@@ -24,6 +27,10 @@ describe('config', () => {
     ['unknown algorithm', { JWT_ALGORITHM: 'none' }, /^JWT_ALGORITHM: /],
     ['RS256 without keys', { JWT_ALGORITHM: 'RS256' }, /^JWT_PRIVATE_KEY_FILE: is required/],
     ['non-mysql database url', { DATABASE_URL: 'postgres://x' }, /^DATABASE_URL: /],
+    ['replicas without a primary', { DATABASE_REPLICA_URLS: 'mysql://r@10.0.0.2/app' }, /^DATABASE_REPLICA_URLS: needs DATABASE_URL/],
+    ['a replica that is no mysql url', { DATABASE_URL: 'mysql://a@b/c', DATABASE_REPLICA_URLS: 'mysql://r@10.0.0.2/app, redis://x' }, /^DATABASE_REPLICA_URLS: must be comma-separated mysql/],
+    ['a replica lag bound below 100 ms', { REPLICA_MAX_LAG_MS: '50' }, /^REPLICA_MAX_LAG_MS: must be between 100/],
+    ['a negative purge interval', { PURGE_INTERVAL_S: '-1' }, /^PURGE_INTERVAL_S: must be between 0/],
     ['unknown default role', { DEFAULT_ROLES: 'Root' }, /^DEFAULT_ROLES: unknown role "Root"/],
     ['bad boolean', { DEBUG: 'maybe' }, /^DEBUG: must be true or false/],
     ['bad duration', { ACCESS_TOKEN_TTL: '15 minutes' }, /^ACCESS_TOKEN_TTL: /],
@@ -37,6 +44,12 @@ describe('config', () => {
       expect(() => loadConfig(env)).to.throw(ConfigError, message);
     });
   }
+
+  it('reads the replica list, comma-separated, and lets the purge be switched off', () => {
+    const c = loadConfig({ DATABASE_URL: 'mysql://a@p/app', DATABASE_REPLICA_URLS: ' mysql://a@r1/app ,mysql://a@r2:3307/app', PURGE_INTERVAL_S: '0' });
+    expect(c.databaseReplicaUrls).to.deep.equal(['mysql://a@r1/app', 'mysql://a@r2:3307/app']);
+    expect(c.purgeIntervalS).to.equal(0);
+  });
 
   it('reads durations with units', () => {
     expect(loadConfig({ ACCESS_TOKEN_TTL: '2m', REFRESH_TOKEN_TTL: '7d' })).to.include({ accessTokenTtl: 120, refreshTokenTtl: 604800 });

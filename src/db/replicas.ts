@@ -1,0 +1,157 @@
+// Where the reads that tolerate a little staleness go (design.md §12): the two queries and
+// the installation files, round robin over the healthy read replicas, or the primary when
+// none is healthy. Accounts, tokens, roles and every write never come here: they use the
+// primary directly. Replication is MariaDB's own; this only measures how far behind each
+// replica is (the heartbeat row of migration 006) and stops sending it reads while it is
+// unreachable or more than REPLICA_MAX_LAG_MS behind.
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { connect } from './connect.js';
+import { translateDbError } from './driver-errors.js';
+
+export interface ReplicaHealth {
+  /** host:port, never the credentials. */
+  readonly name: string;
+  readonly healthy: boolean;
+  /** How stale its answers may be, at its last check; undefined when it could not be asked. */
+  readonly lagMs: number | undefined;
+  readonly reads: number;
+}
+
+export interface Reads {
+  /**
+   * Runs a read on the next healthy replica, or on the primary. A replica that cannot
+   * answer (the server went away or refuses connections) is marked unhealthy and the same
+   * read runs again on the primary, so no request fails because a replica did.
+   */
+  run<T>(work: (db: Knex) => Promise<T>): Promise<T>;
+  primaryReads(): number;
+  health(): readonly ReplicaHealth[];
+  close(): Promise<void>;
+}
+
+export interface ReadsOptions {
+  readonly replicaUrls: readonly string[];
+  readonly maxLagMs: number;
+  readonly statementTimeoutMs: number;
+  readonly logger: Logger;
+  readonly poolMax?: number;
+}
+
+interface Replica {
+  readonly name: string;
+  readonly db: Knex;
+  healthy: boolean;
+  lagMs: number | undefined;
+  reads: number;
+}
+
+const nameOf = (url: string): string => {
+  const u = new URL(url);
+  return `${u.hostname}:${u.port || 3306}`;
+};
+
+/** Every read on the primary: SQLite, or MySQL without DATABASE_REPLICA_URLS. */
+export function primaryOnly(primary: Knex): Reads {
+  let primaryReads = 0;
+  return {
+    run: (work) => {
+      primaryReads++;
+      return work(primary);
+    },
+    primaryReads: () => primaryReads,
+    health: () => [],
+    close: async () => {},
+  };
+}
+
+export function createReads(primary: Knex, options: ReadsOptions): Reads {
+  if (options.replicaUrls.length === 0) return primaryOnly(primary);
+  const onPrimary = primaryOnly(primary);
+  const replicas: Replica[] = options.replicaUrls.map((url) => ({
+    name: nameOf(url),
+    db: connect({
+      databaseUrl: url, poolMax: options.poolMax, statementTimeoutMs: options.statementTimeoutMs,
+      // A replica that is down fails every connection attempt; its health says so once, in our own log.
+      log: { warn: (m: unknown) => options.logger.debug({ replica: nameOf(url), knex: String(m) }, 'replica connection') },
+    }),
+    // Unproven until its first check: reads start on the primary.
+    healthy: false,
+    lagMs: undefined,
+    reads: 0,
+  }));
+
+  const { logger, maxLagMs } = options;
+  const setHealth = (r: Replica, healthy: boolean, lagMs: number | undefined, why: string) => {
+    if (r.healthy !== healthy) logger.warn({ replica: r.name, lagMs, why }, healthy ? 'replica back in service' : 'replica skipped');
+    r.healthy = healthy;
+    r.lagMs = lagMs;
+  };
+  // A beat every quarter of the allowed lag (at most a second apart): a replica that is
+  // up to date never looks further behind than that.
+  const everyMs = Math.min(1000, Math.max(25, Math.floor(maxLagMs / 4)));
+  const beat = async () => {
+    try {
+      await primary.raw('UPDATE replica_heartbeat SET beat = UTC_TIMESTAMP(6) WHERE id = 1').timeout(everyMs * 2);
+    } catch (err) {
+      // The primary is down: /ready says so, and the replicas' lag grows until they are skipped.
+      logger.debug({ err }, 'heartbeat not written');
+    }
+  };
+  const check = async (r: Replica) => {
+    try {
+      const raw = (await r.db.raw('SELECT TIMESTAMPDIFF(MICROSECOND, beat, UTC_TIMESTAMP(6)) AS lag_us FROM replica_heartbeat WHERE id = 1').timeout(everyMs * 2)) as [Array<{ lag_us: number | string | null }>];
+      const lagUs = raw[0][0]?.lag_us;
+      if (lagUs == null) return setHealth(r, false, undefined, 'no heartbeat row');
+      // Clocks of two servers: a replica "ahead" of its primary is simply up to date.
+      const lagMs = Math.max(0, Math.round(Number(lagUs) / 1000));
+      setHealth(r, lagMs <= maxLagMs, lagMs, lagMs <= maxLagMs ? 'caught up' : `more than ${maxLagMs} ms behind`);
+    } catch (err) {
+      setHealth(r, false, undefined, translateDbError(err).message);
+    }
+  };
+  let stopped = false;
+  const tick = () => {
+    if (stopped) return;
+    void Promise.all([beat(), ...replicas.map(check)]).finally(() => {
+      if (!stopped) timer = setTimeout(tick, everyMs);
+    });
+  };
+  let timer: NodeJS.Timeout | undefined;
+  tick();
+
+  let next = 0;
+  const pick = (): Replica | undefined => {
+    for (let i = 0; i < replicas.length; i++) {
+      const r = replicas[(next + i) % replicas.length]!;
+      if (r.healthy) {
+        next = (next + i + 1) % replicas.length;
+        return r;
+      }
+    }
+    return undefined;
+  };
+
+  return {
+    async run(work) {
+      const r = pick();
+      if (!r) return onPrimary.run(work);
+      try {
+        const value = await work(r.db);
+        r.reads++;
+        return value;
+      } catch (err) {
+        if (translateDbError(err).code !== 'ServiceUnavailable') throw err;
+        setHealth(r, false, r.lagMs, 'a read failed: the database is unavailable');
+        return onPrimary.run(work);
+      }
+    },
+    primaryReads: onPrimary.primaryReads,
+    health: () => replicas.map(({ name, healthy, lagMs, reads }) => ({ name, healthy, lagMs, reads })),
+    async close() {
+      stopped = true;
+      clearTimeout(timer);
+      await Promise.all(replicas.map((r) => r.db.destroy()));
+    },
+  };
+}
