@@ -8,7 +8,7 @@ STAMP := node_modules/.install-stamp
 CHROMIUM := /usr/bin/chromium
 SQLITE3 := /usr/bin/sqlite3
 
-.PHONY: run test install generate check-generated build lint-spec test-unit clean bench test-reliability
+.PHONY: run test install generate check-generated build lint-spec test-unit clean bench test-reliability test-cluster
 
 run: generate build
 	node dist/src/cli/seed-demo.js
@@ -60,6 +60,13 @@ test-unit: build $(CHROMIUM) $(SQLITE3)
 test-reliability: build
 	test -x /usr/sbin/mariadbd || scripts/ensure-mysql.sh >/dev/null
 	npx mocha --no-config --timeout 600000 --exit 'dist/test/reliability/**/*.test.js'
+
+# Several nodes (test/cluster, about 3 minutes): a private MariaDB primary with a replica
+# replicating from it, three service nodes on ports of their own; the shared server is never
+# touched. Figures go to test-output/cluster.json.
+test-cluster: build
+	test -x /usr/sbin/mariadbd || scripts/ensure-mysql.sh >/dev/null
+	npx mocha --no-config --timeout 600000 --exit 'dist/test/cluster/**/*.test.js'
 
 # The service against a hand-written node:http + mysql2 baseline on 1M rows (scripts/bench,
 # about 6 minutes; seeds once). Writes scripts/bench/results.json and results.svg.

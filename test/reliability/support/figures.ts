@@ -12,16 +12,22 @@ const run = new Date(Math.round(performance.timeOrigin)).toISOString();
 type Figures = Record<string, string | number | boolean>;
 
 export function record(section: string, title: string, figures: Figures): void {
-  fs.mkdirSync(path.dirname(jsonFile), { recursive: true });
+  const all = recordIn(jsonFile, section, title, figures);
+  fs.writeFileSync(mdFile, markdown(all.sections, all.machine as Record<string, unknown>));
+}
+
+/** Adds one section to the figures of this run in `file` (a JSON file under test-output). */
+export function recordIn(file: string, section: string, title: string, figures: Figures): { sections: Record<string, { title: string; figures: Figures }>; machine: unknown } {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
   let all: { run?: string; machine?: unknown; sections?: Record<string, { title: string; figures: Figures }> } = {};
   try {
-    all = JSON.parse(fs.readFileSync(jsonFile, 'utf8')) as typeof all;
+    all = JSON.parse(fs.readFileSync(file, 'utf8')) as typeof all;
   } catch { /* first section of the first run */ }
   if (all.run !== run) all = { run, sections: {} };
   all.machine = { cpus: os.cpus().length, model: os.cpus()[0]?.model, memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, loadAverage1m: Number(os.loadavg()[0]!.toFixed(2)) };
-  all.sections = { ...all.sections, [section]: { title, figures } };
-  fs.writeFileSync(jsonFile, JSON.stringify(all, null, 2) + '\n');
-  fs.writeFileSync(mdFile, markdown(all.sections, all.machine as Record<string, unknown>));
+  const sections = { ...all.sections, [section]: { title, figures } };
+  fs.writeFileSync(file, JSON.stringify({ ...all, sections }, null, 2) + '\n');
+  return { sections, machine: all.machine };
 }
 
 function markdown(sections: Record<string, { title: string; figures: Figures }>, machine: Record<string, unknown>): string {

@@ -17,10 +17,13 @@ export class PrivateMariaDb {
   private child: ChildProcess | undefined;
   private exited: Promise<void> = Promise.resolve();
 
-  private constructor(readonly dir: string, readonly port: number) {}
+  private constructor(readonly dir: string, readonly port: number, private readonly args: readonly string[]) {}
 
-  /** A fresh datadir in the temp directory; the server is not started yet. */
-  static async create(port?: number): Promise<PrivateMariaDb> {
+  /**
+   * A fresh datadir in the temp directory; the server is not started yet. `args` are more
+   * server options, kept for every start (a server id and binary log for replication).
+   */
+  static async create(port?: number, args: readonly string[] = []): Promise<PrivateMariaDb> {
     if (!fs.existsSync(mariadbd)) throw new Error(`${mariadbd} is missing: install mariadb-server (scripts/ensure-mysql.sh does)`);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'impianti-mariadb-'));
     // mariadbd drops to the mysql user when started as root, and that user must own the datadir.
@@ -33,7 +36,7 @@ export class PrivateMariaDb {
       '--skip-test-db',
     ], { encoding: 'utf8' });
     if (install.status !== 0) throw new Error(`mariadb-install-db failed: ${install.stderr || install.stdout}`);
-    return new PrivateMariaDb(dir, port ?? (await freePort()));
+    return new PrivateMariaDb(dir, port ?? (await freePort()), args);
   }
 
   get url(): string {
@@ -58,6 +61,7 @@ export class PrivateMariaDb {
       '--innodb-buffer-pool-size=64M',
       '--max-connections=300',
       '--skip-name-resolve',
+      ...this.args.map((a) => a.replaceAll('{dir}', this.dir)),
     ], { stdio: 'ignore' });
     this.child = child;
     running.add(child);

@@ -34,10 +34,14 @@ export interface ServiceProcess {
   connectionsTo(port: number): number;
 }
 
-export async function startService(env: Record<string, string>, logFile: string): Promise<ServiceProcess> {
-  const port = await freePort();
+/**
+ * `port`: a fixed one, as a balancer's list of nodes has, so a restarted node comes back
+ * where it was; `append`: keep the log of its earlier run.
+ */
+export async function startService(env: Record<string, string>, logFile: string, options: { port?: number; append?: boolean } = {}): Promise<ServiceProcess> {
+  const port = options.port ?? (await freePort());
   fs.mkdirSync(path.dirname(logFile), { recursive: true });
-  const log = fs.openSync(logFile, 'w');
+  const log = fs.openSync(logFile, options.append ? 'a' : 'w');
   const child = spawn(process.execPath, [...nodeFlags, main], {
     env: { PATH: process.env['PATH'] ?? '', PORT: String(port), HOST: '127.0.0.1', JWT_SECRET: jwtSecret, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', log, log],
