@@ -68,9 +68,10 @@ test-cluster: build
 	test -x /usr/sbin/mariadbd || scripts/ensure-mysql.sh >/dev/null
 	npx mocha --no-config --timeout 600000 --exit 'dist/test/cluster/**/*.test.js'
 
-# The service against a hand-written node:http + mysql2 baseline on 1M rows (scripts/bench,
-# about 6 minutes; seeds once). Writes scripts/bench/results.json and results.svg.
-# BENCH_ARGS passes options, e.g. BENCH_ARGS="--rounds 6 --seconds 20".
+# The service against a hand-written node:http baseline on 1M rows, on MySQL (mysql2) and on
+# SQLite (better-sqlite3): the mix, each kind alone, a registration flood, table sizes
+# (scripts/bench, about 20 minutes; seeds once). Writes scripts/bench/results.json and
+# results.svg. BENCH_ARGS passes options, e.g. BENCH_ARGS="--only kinds --kinds point".
 bench: build
 	url=$$(scripts/ensure-mysql.sh); \
 	MYSQL_URL="$$url" node scripts/bench/run.mjs $(BENCH_ARGS)

@@ -1,28 +1,66 @@
 // The bench's baseline: the same answers to the mix as the service, written by hand on
-// node:http + mysql2 + jsonwebtoken. No framework, no validation, no query builder, no
+// node:http + jsonwebtoken and the bare driver: mysql2's prepared statements (DATABASE_URL)
+// or better-sqlite3's (SQLITE_FILE). No framework, no validation, no query builder, no
 // logging: each request shape the mix sends maps to fixed parameterized SQL. It is the
-// floor of what Node and MySQL cost for this work, not a second implementation of the API
-// (it trusts its input and knows only the filters the mix uses).
+// floor of what Node and the database cost for this work, not a second implementation of
+// the API (it trusts its input and knows only the filters the mix uses).
 import crypto from 'node:crypto';
 import http from 'node:http';
 import jwt from 'jsonwebtoken';
-import mysql from 'mysql2/promise';
 
 const env = process.env;
-const u = new URL(env.DATABASE_URL);
-const pool = mysql.createPool({
-  host: u.hostname,
-  port: Number(u.port || 3306),
-  user: decodeURIComponent(u.username),
-  password: decodeURIComponent(u.password),
-  database: u.pathname.slice(1),
-  // Same driver settings and pool size as the service (src/db/connect.ts).
-  connectionLimit: Number(env.POOL_MAX ?? 10),
-  charset: 'utf8mb4',
-  timezone: 'Z',
-  supportBigNumbers: true,
-  bigNumberStrings: true,
-});
+
+/**
+ * The engine: `all(sql, args)` resolves the rows of a SELECT; `text(col)` is a string column
+ * as compared and sorted, `value(v)` a string value bound against it. SQLite compares
+ * fold(col), as the service's indexes are built (its own fold function, registered here
+ * too); MySQL's collation folds by itself.
+ */
+async function engineOf() {
+  if (env.SQLITE_FILE) {
+    const { default: Database } = await import('better-sqlite3');
+    const db = new Database(env.SQLITE_FILE, { readonly: true });
+    db.pragma('journal_mode = WAL');
+    const fold = (v) => (typeof v === 'string' ? v.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase() : v);
+    db.function('fold', { deterministic: true }, fold);
+    const statements = new Map();
+    return {
+      all: async (sql, args) => {
+        let st = statements.get(sql);
+        if (!st) statements.set(sql, (st = db.prepare(sql)));
+        return st.all(args);
+      },
+      text: (col) => `fold(${col})`,
+      value: fold,
+      date: (v) => new Date(v),
+      sqlite: true,
+    };
+  }
+  const { default: mysql } = await import('mysql2/promise');
+  const u = new URL(env.DATABASE_URL);
+  const pool = mysql.createPool({
+    host: u.hostname,
+    port: Number(u.port || 3306),
+    user: decodeURIComponent(u.username),
+    password: decodeURIComponent(u.password),
+    database: u.pathname.slice(1),
+    // Same driver settings and pool size as the service (src/db/connect.ts).
+    connectionLimit: Number(env.POOL_MAX ?? 10),
+    charset: 'utf8mb4',
+    timezone: 'Z',
+    supportBigNumbers: true,
+    bigNumberStrings: true,
+  });
+  return {
+    all: async (sql, args) => (await pool.execute(sql, args))[0],
+    text: (col) => col,
+    value: (v) => v,
+    date: (v) => v,
+    sqlite: false,
+  };
+}
+
+const engine = await engineOf();
 const key = crypto.createSecretKey(Buffer.from(env.JWT_SECRET, 'utf8'));
 const verifyOptions = { algorithms: ['HS256'], issuer: 'impianti-api', audience: 'impianti-api', clockTolerance: 30 };
 
@@ -65,8 +103,12 @@ function where(spec, body) {
       sql.push(`${spec.fields[m[1]]} BETWEEN ? AND ?`);
       args.push(value[0], value[1]);
     } else if ((m = /^(\w+)StartsWith$/.exec(name)) && spec.fields[m[1]]) {
-      sql.push(`${spec.fields[m[1]]} LIKE ? ESCAPE ?`);
-      args.push(`${escapeLike(value)}%`, '\\');
+      const col = engine.text(spec.fields[m[1]]);
+      const prefix = engine.value(value);
+      // SQLite uses an index on fold(col) only for a range (its LIKE optimization needs a bare column).
+      if (engine.sqlite) (sql.push(`${col} >= ? AND ${col} < ?`), args.push(prefix, prefix.slice(0, -1) + String.fromCodePoint(prefix.codePointAt(prefix.length - 1) + 1)));
+      sql.push(`${col} LIKE ? ESCAPE ?`);
+      args.push(`${escapeLike(prefix)}%`, '\\');
     } else if (spec.fields[name]) {
       sql.push(`${spec.fields[name]} = ?`);
       args.push(typeof value === 'boolean' ? Number(value) : value);
@@ -82,7 +124,7 @@ async function query(operation, body) {
   const skip = body.skip ?? 0;
   const props = body.fields ? body.fields.split(',').map((f) => lowerFirst(f.trim())) : Object.keys(spec.fields);
   const order = body.orderBy ? `${spec.fields[lowerFirst(body.orderBy)]} ASC, id ASC` : 'id ASC';
-  const page = pool.query(`SELECT ${props.map((p) => spec.fields[p]).join(', ')} FROM ${spec.table}${w.sql} ORDER BY ${order} LIMIT ? OFFSET ?`, [...w.args, take, skip]);
+  const page = engine.all(`SELECT ${props.map((p) => spec.fields[p]).join(', ')} FROM ${spec.table}${w.sql} ORDER BY ${order} LIMIT ? OFFSET ?`, [...w.args, take, skip]);
   // Include: Total, COUNT(*) Alias and MAX(Field) Alias, in one summary statement.
   const selects = [];
   const meta = [];
@@ -92,9 +134,9 @@ async function query(operation, body) {
     else if ((m = /^COUNT\(\*\) (\w+)$/.exec(item))) (selects.push(`COUNT(*) AS a${meta.length}`), meta.push(m[1]));
     else if ((m = /^MAX\((\w+)\) (\w+)$/.exec(item))) (selects.push(`MAX(${spec.fields[lowerFirst(m[1])]}) AS a${meta.length}`), meta.push(m[2]));
   }
-  const summary = selects.length ? pool.query(`SELECT ${selects.join(', ')} FROM ${spec.table}${w.sql}`, w.args) : undefined;
-  const [[rows], summaryResult] = await Promise.all([page, summary]);
-  const s = summaryResult?.[0][0];
+  const summary = selects.length ? engine.all(`SELECT ${selects.join(', ')} FROM ${spec.table}${w.sql}`, w.args) : undefined;
+  const [rows, summaryRows] = await Promise.all([page, summary]);
+  const s = summaryRows?.[0];
   const results = rows.map((row) => {
     const out = {};
     for (const p of props) {
@@ -119,14 +161,14 @@ const fileColumns = 'f.id, f.nome, f.is_folder, f.folder_id, f.impianto_id, f.da
 const fileDto = (r) => {
   const dto = { id: r.id, nome: r.nome, isFolder: r.is_folder !== 0 };
   if (r.folder_id !== null) dto.folderId = r.folder_id;
-  dto.dataCreazione = r.data_creazione.toISOString();
-  dto.dataAggiornamento = r.data_aggiornamento.toISOString();
+  dto.dataCreazione = engine.date(r.data_creazione).toISOString();
+  dto.dataAggiornamento = engine.date(r.data_aggiornamento).toISOString();
   if (r.impianto_id !== null) dto.impiantoId = r.impianto_id;
   return dto;
 };
 
 async function files(impiantoId) {
-  const [[root]] = await pool.query(
+  const [root] = await engine.all(
     `SELECT i.id AS found, ${fileColumns} FROM impianto i
        LEFT JOIN impianto_file f ON f.id = (SELECT MIN(r.id) FROM impianto_file r WHERE r.impianto_id = i.id AND r.folder_id IS NULL)
       WHERE i.id = ? LIMIT 1`,
@@ -135,7 +177,7 @@ async function files(impiantoId) {
   if (!root) return undefined;
   if (root.id === null) return { contents: [] };
   const contents = root.is_folder
-    ? (await pool.query(`SELECT ${fileColumns} FROM impianto_file f WHERE f.folder_id = ? ORDER BY f.is_folder DESC, f.nome ASC, f.id ASC`, [root.id]))[0]
+    ? await engine.all(`SELECT ${fileColumns} FROM impianto_file f WHERE f.folder_id = ? ORDER BY f.is_folder DESC, ${engine.text('f.nome')} ASC, f.id ASC`, [root.id])
     : [];
   return { rootFile: fileDto(root), contents: contents.map(fileDto) };
 }
@@ -159,7 +201,7 @@ const server = http.createServer((req, res) => {
 async function handle(req, text) {
   const url = req.url;
   if (url === '/ready') {
-    await pool.query('SELECT 1');
+    await engine.all('SELECT 1', []);
     return [200, { status: 'ok' }];
   }
   let m;
@@ -180,6 +222,6 @@ async function handle(req, text) {
 }
 
 server.listen(Number(env.PORT ?? 8090), env.HOST ?? '127.0.0.1');
-const stop = () => server.close(() => pool.end().then(() => process.exit(0)));
+const stop = () => server.close(() => process.exit(0));
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);

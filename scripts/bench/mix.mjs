@@ -13,6 +13,9 @@ export function mixKinds(sizes) {
   const soggetti = Math.floor(sizes.soggettoRecapito / 5);
   const q = (operation, body) => ({ method: 'POST', path: `/json/reply/${operation}`, body, role: 'admin' });
   return {
+    // The cheapest kind, where the framework shows: the contacts of 1 to 10 subjects, on
+    // the soggetto_id index, one page of 50.
+    point: (r) => q('SoggettoRecapitoQuery', { soggettoIdIn: Array.from({ length: int(r, 1, 10) }, () => int(r, 1, soggetti)), take: 50 }),
     // In on the primary key: ten random contacts.
     idIn: (r) => q('SoggettoRecapitoQuery', { idIn: Array.from({ length: 10 }, () => int(r, 1, sizes.soggettoRecapito)) }),
     // A prefix of name.surname: ~80 matches at 1M rows, first page of 20.

@@ -56,19 +56,15 @@ export function bindingsOf(template: Template, values: readonly unknown[]): unkn
  * and returns the query builder. Throws at first use if Knex renders it in a way that
  * would not hold for other values.
  */
-export function prepare(db: Knex, valueCount: number, build: (markers: readonly number[]) => Knex.QueryBuilder): (values: readonly unknown[]) => Knex.Raw {
+export function prepare(valueCount: number, build: (markers: readonly number[]) => Knex.QueryBuilder): (values: readonly unknown[]) => { sql: string; bindings: unknown[] } {
   let template: Template | undefined;
   return (values) => {
     if (template === undefined) {
-      const { sql, bindings } = build(Array.from({ length: valueCount }, (_, i) => marker(i))).toSQL();
+      // toSQL().toNative(): the text as the driver takes it (knex's own `?`/`??` markup resolved).
+      const { sql, bindings } = build(Array.from({ length: valueCount }, (_, i) => marker(i))).toSQL().toNative();
       template = templateFrom(sql, bindings, valueCount);
       if (template === undefined) throw new Error(`Knex rendered a prepared query unexpectedly: ${sql}`);
     }
-    return db.raw(template.sql, bindingsOf(template, values) as Knex.RawBinding[]);
+    return { sql: template.sql, bindings: bindingsOf(template, values) };
   };
-}
-
-/** The rows of a SELECT run through knex.raw: mysql2 answers [rows, fields], better-sqlite3 the rows. */
-export function rowsOf<Row = Record<string, unknown>>(db: Knex, result: unknown): Row[] {
-  return dialectOf(db) === 'mysql' ? (result as [Row[], unknown])[0] : (result as Row[]);
 }

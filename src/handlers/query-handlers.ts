@@ -22,12 +22,13 @@ export function queryHandler(reads: Reads, ctx: EngineContext, dto: QueryDtoSpec
       if (!result.ok) throw result.error;
       return result.value;
     });
+    if (request.format !== 'csv') return { body: response, nullFree: true };
     const csv: CsvTable = {
       columns: plan.projection.map((f) => ({ name: f.name, family: f.family })),
       properties: plan.projection.map((f) => f.property),
       rows: response.results,
     };
-    return { body: response, csv };
+    return { body: response, csv, nullFree: true };
   };
 }
 

@@ -49,17 +49,22 @@ export function createMetrics(db: Knex, sources?: MetricsSources): Metrics {
   if (sources) deploymentMetrics(registry, sources);
 
   // prom-client hashes a label set on every inc/observe; the series are few (operations x
-  // methods x statuses, all from closed sets), so each one's pair of children is kept.
-  const series = new Map<string, { count: () => void; observe: (seconds: number) => void }>();
-  const seriesOf = (operation: string, method: string, status: number) => {
-    const key = `${operation} ${method} ${status}`;
-    let s = series.get(key);
+  // methods x statuses, all from closed sets), so each one's pair of children is kept, found
+  // through one map per label (no key string built per request).
+  type Series = { count: () => void; observe: (seconds: number) => void };
+  const series = new Map<string, Map<string, Map<number, Series>>>();
+  const seriesOf = (operation: string, method: string, status: number): Series => {
+    let byMethod = series.get(operation);
+    if (!byMethod) series.set(operation, (byMethod = new Map()));
+    let byStatus = byMethod.get(method);
+    if (!byStatus) byMethod.set(method, (byStatus = new Map()));
+    let s = byStatus.get(status);
     if (!s) {
       const labels = { operation, method, status: String(status) };
       const counter = requests.labels(labels);
       const histogram = duration.labels(labels);
       s = { count: () => counter.inc(), observe: (seconds) => histogram.observe(seconds) };
-      series.set(key, s);
+      byStatus.set(status, s);
     }
     return s;
   };

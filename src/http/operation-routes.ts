@@ -1,5 +1,6 @@
 // Finds the operation a request is for. openapi-backend's router does the matching
-// (exact paths first, then path templates by specificity; a trailing slash is refused here);
+// (exact paths first, then path templates by specificity; a trailing slash is refused here),
+// and its answers are remembered (below);
 // this module asks it directly instead of going through OpenAPIBackend.handleRequest,
 // whose per-request parseRequest parses cookies, lower-cases every header, clones the
 // query and compiles the path template again: work the DTO builder (request-dto.ts)
@@ -21,19 +22,38 @@ export interface OperationRoutes {
 }
 
 const verbs = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+/** Method-and-path answers kept beyond the contract's exact paths (about 100 bytes each). */
+export const recentPaths = 10_000;
 
 /** `api` must be initialised; its definition never changes afterwards. */
 export function operationRoutes(api: OpenAPIBackend, contract: Contract): OperationRoutes {
   const byId = new Map([...contract.operations.values()].map((op) => [op.operationId, { op, params: paramReader(op.path) }]));
-  // openapi-backend's matcher walks every operation on each call. The answer for a path
-  // the contract spells exactly (no template) never changes, so it is kept; only such
-  // paths are, so the memo cannot grow past the contract's own operations.
-  const exact = new Map<string, ReturnType<typeof api.router.matchOperation>>();
-  const find = (method: string, path: string) => {
+  // openapi-backend's matcher walks every operation on each call and compiles each path
+  // template into a RegExp again: for a templated path (/impianti/5/files) that was a
+  // quarter of the CPU of the request (scripts/bench). Its answer for a method and path never
+  // changes, so it is kept: for ever for the paths the contract spells exactly (a closed
+  // set), and for the most recent `recentPaths` others (ids in templated paths, and the 404s
+  // of scanners, which therefore cannot grow the memo past its bound).
+  type Found = ReturnType<typeof api.router.matchOperation> | undefined;
+  const exact = new Map<string, Found>();
+  const recent = new Map<string, Found>();
+  const find = (method: string, path: string): Found => {
     const key = `${method} ${path}`;
-    if (exact.has(key)) return exact.get(key);
+    const kept = exact.get(key);
+    if (kept) return kept;
+    if (recent.has(key)) {
+      const found = recent.get(key);
+      // Most recently used last: Map keeps insertion order, so the first key is the oldest.
+      recent.delete(key);
+      recent.set(key, found);
+      return found;
+    }
     const found = api.router.matchOperation({ method, path, headers: {} });
     if (found && found.path === path) exact.set(key, found);
+    else {
+      if (recent.size >= recentPaths) recent.delete(recent.keys().next().value!);
+      recent.set(key, found);
+    }
     return found;
   };
 

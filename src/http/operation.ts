@@ -37,9 +37,14 @@ export interface CsvTable {
 export interface OperationResponse {
   readonly status?: number;
   readonly body: unknown;
-  /** Present when the operation can answer as CSV. */
+  /** Present when the request negotiated CSV (and the operation can answer it). */
   readonly csv?: CsvTable;
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * The body holds no null anywhere (the query engine leaves NULL columns out as it builds
+   * records), so the writer need not look for nulls to drop (design.md §1).
+   */
+  readonly nullFree?: boolean;
 }
 
 export type OperationHandler = (request: OperationRequest) => Promise<OperationResponse>;

@@ -26,9 +26,9 @@ function holdsNull(value: unknown): boolean {
  * JSON.stringify about twice as slow, and most bodies (query results, built without
  * nulls) need none, so it is used only when a null is actually there.
  */
-export function toJson(body: unknown): string {
+export function toJson(body: unknown, nullFree = false): string {
   if (body === null || body === undefined) return '{}';
-  return (holdsNull(body) ? JSON.stringify(body, dropNulls) : JSON.stringify(body)) ?? '{}';
+  return (!nullFree && holdsNull(body) ? JSON.stringify(body, dropNulls) : JSON.stringify(body)) ?? '{}';
 }
 
 function setHeaders(res: ServerResponse, headers: Readonly<Record<string, string>> | undefined): void {
@@ -43,8 +43,8 @@ function end(res: ServerResponse, status: number, contentType: string, text: str
   res.end(text);
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, callback: string | undefined): void {
-  const json = toJson(body);
+export function sendJson(res: ServerResponse, status: number, body: unknown, callback: string | undefined, nullFree = false): void {
+  const json = toJson(body, nullFree);
   if (callback !== undefined) {
     // The status stays 200 so the browser runs the callback; the body carries responseStatus.
     // The /**/ prefix defuses the Rosetta Flash family of attacks on JSONP endpoints.
@@ -64,7 +64,7 @@ export function sendResult(res: ServerResponse, dtoName: string, negotiated: Neg
     end(res, result.status ?? 200, 'text/csv; charset=utf-8', toCsv(result.csv));
     return;
   }
-  sendJson(res, result.status ?? 200, result.body, negotiated.callback);
+  sendJson(res, result.status ?? 200, result.body, negotiated.callback, result.nullFree);
 }
 
 export interface ErrorOptions {

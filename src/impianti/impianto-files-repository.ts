@@ -3,7 +3,8 @@
 import type { Knex } from 'knex';
 import { dialectOf } from '../db/dialect.js';
 import { translateDbError } from '../db/driver-errors.js';
-import { prepare, rowsOf } from '../db/prepared.js';
+import { prepare } from '../db/prepared.js';
+import { selectRows } from '../db/select.js';
 import { sqlDialects } from '../query/sql-dialect.js';
 import { fileColumns, type ImpiantoFileRow } from './file-metadata.js';
 
@@ -21,19 +22,19 @@ export interface ImpiantoFilesRepository {
 export function createImpiantoFilesRepository(db: Knex, options: { timeoutMs?: number } = {}): ImpiantoFilesRepository {
   // Where the engines differ (timeouts, string order), the query engine's dialect says how.
   const dialect = sqlDialects[dialectOf(db)];
-  // QUERY_TIMEOUT_MS cancels the statement where the engine can (sql-dialect.ts); on SQLite
+  // QUERY_TIMEOUT_MS bounds each statement where the engine can (db/select.ts); on SQLite
   // the bound is the two indexed queries themselves. Driver errors become 503/500 ApiErrors
   // here, so no driver text reaches the edge.
-  const run = async (q: Knex.Raw): Promise<ImpiantoFileRow[]> => {
+  const run = async ({ sql, bindings }: { sql: string; bindings: readonly unknown[] }): Promise<ImpiantoFileRow[]> => {
     try {
-      return rowsOf<ImpiantoFileRow>(db, await (options.timeoutMs ? dialect.withTimeout(q, options.timeoutMs) : q));
+      return await selectRows<ImpiantoFileRow>(db, sql, bindings, options.timeoutMs);
     } catch (err) {
       throw translateDbError(err);
     }
   };
 
   // Both queries are rendered by Knex once, on first use (db/prepared.ts).
-  const rootOf = prepare(db, 1, ([impiantoId]) => {
+  const rootOf = prepare(1, ([impiantoId]) => {
     // MIN(id) over (impianto_id, folder_id) resolves from the index alone (the index
     // carries the primary key on both engines), so the LEFT JOIN costs one lookup.
     const rootId = db.raw('(SELECT MIN(r.id) FROM impianto_file r WHERE r.impianto_id = i.id AND r.folder_id IS NULL)');
@@ -42,7 +43,7 @@ export function createImpiantoFilesRepository(db: Knex, options: { timeoutMs?: n
       .where('i.id', impiantoId!)
       .first(['i.id as found_impianto_id', ...fileColumns.map((c) => `f.${c} as ${c}`)]);
   });
-  const childrenOf = prepare(db, 1, ([folderId]) => {
+  const childrenOf = prepare(1, ([folderId]) => {
     // nome sorts as every string of the service does: case- and accent-insensitively, the
     // same on both engines (design.md §7; how each engine does it is sql-dialect.ts's).
     return db('impianto_file').select([...fileColumns]).where('folder_id', folderId!).orderBy('is_folder', 'desc')

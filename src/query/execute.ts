@@ -2,7 +2,7 @@
 // the response: {offset, total?, results, meta?}. Driver failures come back as a
 // Result, translated by db/driver-errors.ts; nothing is thrown out of here.
 import type { Knex } from 'knex';
-import { rowsOf } from '../db/prepared.js';
+import { selectRows } from '../db/select.js';
 import { statementCacheOf } from './statements.js';
 import { fail, ok, type Result } from '../errors/api-error.js';
 import type { EngineContext } from './engine-context.js';
@@ -22,15 +22,16 @@ type Row = Record<string, unknown>;
 
 export async function execute(db: Knex, rendered: RenderedQuery, plan: QueryPlan, ctx: EngineContext): Promise<Result<QueryResponse>> {
   const statements = statementCacheOf(db);
-  const { dialect } = rendered;
   const run = async (parts: SelectParts | undefined): Promise<Row[]> => {
     if (parts === undefined) return [];
     const { sql, bindings } = statements.statement(parts);
-    return rowsOf(db, await dialect.withTimeout(db.raw(sql, [...bindings]), ctx.queryTimeoutMs));
+    return selectRows(db, sql, bindings, ctx.queryTimeoutMs);
   };
   try {
-    // Independent statements: on MySQL they run on pooled connections side by side.
-    const [rows, summaryRows, ...picks] = await Promise.all([
+    // Independent statements: on MySQL they run on pooled connections side by side. Most
+    // requests have the page alone, which skips the gathering.
+    const alone = rendered.summary === undefined && rendered.aggregates.length === 0;
+    const [rows, summaryRows, ...picks] = alone ? [await run(rendered.page)] : await Promise.all([
       run(rendered.page),
       run(rendered.summary),
       ...rendered.aggregates.map((a) => (a.source.kind === 'pick' ? run(a.source.query) : Promise.resolve([]))),

@@ -17,8 +17,6 @@ export interface SqlDialect {
   compared(field: Pick<FieldSpec, 'family'>): string;
   /** A value as bound against compared(field). */
   bind(field: FieldSpec, value: Scalar): Bound;
-  /** Applies QUERY_TIMEOUT_MS to a statement, where the engine can enforce it. */
-  withTimeout(query: Knex.Raw, ms: number): Knex.Raw;
   /** Operator renderers that differ from render-conditions.ts on this engine. */
   readonly conditions: Readonly<Record<OperatorKind, Renderer>>;
 }
@@ -31,9 +29,6 @@ const mysql: SqlDialect = {
   name: 'mysql',
   compared: () => '??',
   bind: bindPlain,
-  // KILL QUERY on another connection when the time is up; knex then rejects with a
-  // KnexTimeoutError (https://knexjs.org/guide/query-builder.html#timeout).
-  withTimeout: (query, ms) => query.timeout(ms, { cancel: true }),
   // `col LIKE 'abc%'` is a range scan on the collated index already (MySQL manual 10.3.1,
   // "How MySQL Uses Indexes").
   conditions: conditionRenderers,
@@ -71,11 +66,6 @@ const sqlite: SqlDialect = {
   name: 'sqlite',
   compared: (field) => (field.family === 'string' ? `${foldFunction}(??)` : '??'),
   bind: (field, v) => (typeof v === 'string' ? fold(v) : bindPlain(field, v)),
-  // better-sqlite3 runs each statement synchronously on the Node thread: no timer can
-  // fire while it runs and the statement cannot be interrupted from JS, so there is
-  // nothing to cancel. The embedded engine serves small local data sets; deployments
-  // that need QUERY_TIMEOUT_MS use MySQL.
-  withTimeout: (query) => query,
   conditions: { ...conditionRenderers, startsWith: sqliteStartsWith },
 };
 

@@ -3,6 +3,7 @@
 import { expect } from 'chai';
 import { loadConfig } from '../../src/config.js';
 import { searchCollation } from '../../src/db/collation.js';
+import { connect } from '../../src/db/connect.js';
 import { ApiError } from '../../src/errors/api-error.js';
 import { primaryOnly } from '../../src/db/replicas.js';
 import { createQueryHandlers, queryHandler } from '../../src/handlers/query-handlers.js';
@@ -16,8 +17,8 @@ import { cg, defineQueryDto, testContext } from '../support/query-catalog.js';
 import { loadFixtures } from '../support/query-fixtures.js';
 
 // Only what query handlers read; the cast keeps this test indifferent to edge-only fields.
-const request = (operationId: string, dto: Record<string, unknown>) =>
-  ({ operationId, dto, principal: null, clientIp: '127.0.0.1', format: 'json' }) as OperationRequest;
+const request = (operationId: string, dto: Record<string, unknown>, format: 'json' | 'csv' = 'json') =>
+  ({ operationId, dto, principal: null, clientIp: '127.0.0.1', format }) as OperationRequest;
 
 const strumento = defineQueryDto('StrumentoQuery', 'Strumento', 'zz_strumento', [
   { name: 'Id', column: 'id', family: 'integer', nullable: false },
@@ -34,17 +35,19 @@ forEachDialect('query handlers', (dialect) => {
   });
   after(async () => t?.drop());
 
-  it('serves GET and POST of both DTOs with a body and a CSV table', async () => {
+  it('serves GET and POST of both DTOs with a body, and a CSV table when CSV was negotiated', async () => {
     const handlers = createQueryHandlers({ reads: primaryOnly(t.db), config: loadConfig({}) });
     expect(Object.keys(handlers).sort()).to.deep.equal(['CaratteristicaGruppoQuery', 'CaratteristicaGruppoQueryGet', 'SoggettoRecapitoQuery', 'SoggettoRecapitoQueryGet']);
-    const out = await handlers['SoggettoRecapitoQueryGet']!(request('SoggettoRecapitoQueryGet', { recapitoStartsWith: 'rossi', fields: 'Recapito,Id', include: 'Total' }));
+    const json = await handlers['SoggettoRecapitoQueryGet']!(request('SoggettoRecapitoQueryGet', { recapitoStartsWith: 'rossi', fields: 'Recapito,Id', include: 'Total' }));
+    expect(json).to.include({ nullFree: true }).and.not.have.property('csv');
+    const out = await handlers['SoggettoRecapitoQueryGet']!(request('SoggettoRecapitoQueryGet', { recapitoStartsWith: 'rossi', fields: 'Recapito,Id', include: 'Total' }, 'csv'));
     expect(out.body).to.deep.equal({ offset: 0, total: 2, results: [{ recapito: 'ROSSI', id: 2 }, { recapito: 'rossi ', id: 3 }] });
     expect(out.csv).to.deep.equal({
       columns: [{ name: 'Recapito', family: 'string' }, { name: 'Id', family: 'integer' }],
       properties: ['recapito', 'id'],
       rows: [{ recapito: 'ROSSI', id: 2 }, { recapito: 'rossi ', id: 3 }],
     });
-    const all = await handlers['CaratteristicaGruppoQuery']!(request('CaratteristicaGruppoQuery', { take: 1 }));
+    const all = await handlers['CaratteristicaGruppoQuery']!(request('CaratteristicaGruppoQuery', { take: 1 }, 'csv'));
     expect(all.csv?.columns.map((c) => c.name)).to.deep.equal(['Id', 'Descrizione', 'TipoCaratteristicaSezioneId', 'IsDisattiva', 'IconaImmagineId', 'OrdineVista']);
   });
 
@@ -90,13 +93,19 @@ forEachDialect('query handlers', (dialect) => {
       if (!planned.ok) throw planned.error;
       // A statement that outlives the timeout: MariaDB's SLEEP stands in for a slow scan.
       const slow = { table: 'caratteristica_gruppo', columns: [], expressions: [{ sql: 'SLEEP(3) AS ??', bindings: ['s'] }], where: [], notNull: undefined, order: undefined, limit: 1, offset: 0 };
-      const started = Date.now();
-      const r = await execute(t.db, { dialect: sqlDialects.mysql, page: slow, summary: undefined, aggregates: [] }, planned.value, ctx);
-      expect(Date.now() - started).to.be.below(2000);
-      expect(r.ok).to.equal(false);
-      if (!r.ok) expect([r.error.code, r.error.status, r.error.headers]).to.deep.equal(['QueryTimeout', 503, { 'Retry-After': '1' }]);
-      // The connection is usable afterwards: the KILL QUERY hit only the slow statement.
-      expect(await t.db('caratteristica_gruppo').count({ n: '*' })).to.have.length(1);
+      // The pool as the service builds it: its sessions carry QUERY_TIMEOUT_MS as the server's statement limit.
+      const serving = connect({ databaseUrl: t.databaseUrl, poolMax: 1, statementTimeoutMs: ctx.queryTimeoutMs });
+      try {
+        const started = Date.now();
+        const r = await execute(serving, { dialect: sqlDialects.mysql, page: slow, summary: undefined, aggregates: [] }, planned.value, ctx);
+        expect(Date.now() - started).to.be.below(2000);
+        expect(r.ok).to.equal(false);
+        if (!r.ok) expect([r.error.code, r.error.status, r.error.headers]).to.deep.equal(['QueryTimeout', 503, { 'Retry-After': '1' }]);
+        // The connection is usable afterwards: the server ended only the slow statement.
+        expect(await serving('caratteristica_gruppo').count({ n: '*' })).to.have.length(1);
+      } finally {
+        await serving.destroy();
+      }
     });
   }
 });

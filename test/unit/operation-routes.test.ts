@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { OpenAPIBackend } from 'openapi-backend';
 import { fromDocument, loadContract, type Contract } from '../../src/http/contract.js';
-import { operationRoutes, type OperationRoutes, type Route } from '../../src/http/operation-routes.js';
+import { operationRoutes, recentPaths, type OperationRoutes, type Route } from '../../src/http/operation-routes.js';
 
 async function routesOf(contract: Contract): Promise<OperationRoutes> {
   const api = new OpenAPIBackend({ definition: contract.document as never, quick: true, validate: false, strict: true });
@@ -33,6 +33,16 @@ describe('operation routes', () => {
         expect(r.kind, path).to.equal('operation');
         if (r.kind === 'operation') expect([r.operation.operationId, r.operation.canonicalId], path).to.deep.equal([id, id.startsWith('Soggetto') ? 'SoggettoRecapitoQuery' : 'GetImpiantoFilesRequest']);
       }
+    });
+
+    it('keeps its answers for templated paths within a bound: the oldest go first, and an answer is the same either way', () => {
+      for (let id = 1; id <= recentPaths + 50; id++) matched(routes, 'GET', `/impianti/${id}/files`);
+      for (const id of [1, 60, recentPaths + 50]) {
+        const r = matched(routes, 'GET', `/impianti/${id}/files`);
+        expect(r.kind).to.equal('operation');
+        if (r.kind === 'operation') expect([r.operation.operationId, r.params]).to.deep.equal(['GetImpiantoFilesRequest', { ImpiantoId: String(id) }]);
+      }
+      expect(matched(routes, 'DELETE', '/impianti/7/files')).to.deep.equal({ kind: 'methodNotAllowed', allow: ['GET', 'HEAD'] });
     });
 
     it('reads and percent-decodes path parameters', () => {

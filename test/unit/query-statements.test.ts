@@ -100,14 +100,13 @@ describe('query statement cache', () => {
 
     it('a prepared query binds each call its values where Knex put them', () => {
       const db = clients.mysql;
-      const q = prepare(db, 2, ([a, b]) => db('t').where('x', b!).where('y', a!).first('z'));
-      expect(q([10, 20]).toSQL()).to.include({ sql: 'select `z` from `t` where `x` = ? and `y` = ? limit ?' });
-      expect(q([10, 20]).toSQL().bindings).to.deep.equal([20, 10, 1]);
-      expect(q([7, 8]).toSQL().bindings).to.deep.equal([8, 7, 1]);
+      const q = prepare(2, ([a, b]) => db('t').where('x', b!).where('y', a!).first('z'));
+      expect(q([10, 20])).to.deep.equal({ sql: 'select `z` from `t` where `x` = ? and `y` = ? limit ?', bindings: [20, 10, 1] });
+      expect(q([7, 8]).bindings).to.deep.equal([8, 7, 1]);
     });
     it('a prepared query that leaves a value out fails at first use', () => {
       const db = clients.mysql;
-      const q = prepare(db, 1, () => db('t').where('x', 5));
+      const q = prepare(1, () => db('t').where('x', 5));
       expect(() => q([1])).to.throw(/rendered a prepared query unexpectedly/);
     });
   });

@@ -1,0 +1,61 @@
+// The read path's one way to run a SELECT whose text Knex already rendered (db/prepared.ts,
+// query/statements.ts): a connection from Knex's own pool, the driver's call, the
+// connection back. Knex's runner around a query (its query object, events, response
+// processing and timeout race) cost as much CPU per request as the rest of a cheap
+// lookup (scripts/bench, issue of the point lookups), for statements whose text and
+// bindings are final. Knex stays the builder and the pool; writes keep going through it.
+//
+// Time limit: the serving pool's sessions carry QUERY_TIMEOUT_MS as the server's own
+// statement limit (connect.ts: max_statement_time on MariaDB, max_execution_time on MySQL),
+// so the server ends a statement that runs too long and the driver's error answers 503
+// QueryTimeout. A grace second later mysql2 gives up on the connection itself, in case the
+// server never answers at all. better-sqlite3 runs each statement synchronously on the
+// Node thread, where nothing can interrupt it: the embedded engine serves small local data
+// sets, and deployments that need QUERY_TIMEOUT_MS use MySQL.
+import type Database from 'better-sqlite3';
+import type { Knex } from 'knex';
+import { dialectOf } from './dialect.js';
+
+type Row = Record<string, unknown>;
+
+interface MysqlConnection {
+  query(options: { sql: string; values: readonly unknown[]; timeout?: number }, callback: (err: Error | null, rows: unknown) => void): void;
+}
+
+/** Statements prepared per SQLite connection, by text; bounded, since the texts come from a closed set of shapes. */
+const sqliteStatements = new WeakMap<Database.Database, Map<string, Database.Statement>>();
+const sqliteStatementCap = 1000;
+const timeoutGraceMs = 1000;
+
+function sqliteStatement(conn: Database.Database, sql: string): Database.Statement {
+  let cache = sqliteStatements.get(conn);
+  if (!cache) sqliteStatements.set(conn, (cache = new Map()));
+  let statement = cache.get(sql);
+  if (!statement) {
+    if (cache.size >= sqliteStatementCap) cache.clear();
+    cache.set(sql, (statement = conn.prepare(sql)));
+  }
+  return statement;
+}
+
+// As knex's better-sqlite3 client binds them: Dates as epoch milliseconds, booleans as 0/1.
+const sqliteValue = (v: unknown): unknown => (v instanceof Date ? v.valueOf() : typeof v === 'boolean' ? Number(v) : v);
+
+/** The rows of one SELECT, run on a connection of `db`'s pool. Driver errors are thrown as the driver raised them. */
+export async function selectRows<R = Row>(db: Knex, sql: string, bindings: readonly unknown[], timeoutMs?: number): Promise<R[]> {
+  const client = db.client as { acquireConnection(): Promise<unknown>; releaseConnection(conn: unknown): Promise<unknown>; emit(event: string, data: unknown): void };
+  // Knex's 'query' event, as its runner would raise it, for whoever listens (tests count statements with it).
+  if (db.listenerCount('query') > 0) client.emit('query', { method: 'select', sql, bindings });
+  const conn = await client.acquireConnection();
+  try {
+    if (dialectOf(db) === 'sqlite') return sqliteStatement(conn as Database.Database, sql).all(bindings.map(sqliteValue)) as R[];
+    return await new Promise<R[]>((resolve, reject) => {
+      (conn as MysqlConnection).query(
+        { sql, values: bindings, ...(timeoutMs ? { timeout: timeoutMs + timeoutGraceMs } : {}) },
+        (err, rows) => (err ? reject(err) : resolve(rows as R[])),
+      );
+    });
+  } finally {
+    void client.releaseConnection(conn);
+  }
+}
