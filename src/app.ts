@@ -168,8 +168,9 @@ export async function createApp(deps: Deps, contract: Contract, modules: AppModu
     const ex = new Exchange(req, res, requestIdOf(typeof supplied === 'string' ? supplied : undefined), logger, trust);
     res.setHeader('X-Request-Id', ex.requestId);
     res.setHeader('X-Content-Type-Options', 'nosniff');
-    res.once('finish', () => {
-      const seconds = Number(process.hrtime.bigint() - ex.started) / 1e9;
+    // `on`, not `once`: 'finish' comes once anyway, and once() wraps the listener per request.
+    res.on('finish', () => {
+      const seconds = (performance.now() - ex.started) / 1000;
       metrics.record(ex.operationId ?? 'none', req.method ?? '', res.statusCode, seconds);
       logAnswered(logger, ex, seconds);
     });

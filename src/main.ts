@@ -33,13 +33,17 @@ async function main(): Promise<void> {
   await modules.start();
   const app = await createApp(deps, loadContract(), modules);
   const inFlight = new Set<ServerResponse>();
+  // One listener for every response ('close' comes once): no closure per request.
+  function forget(this: ServerResponse): void {
+    inFlight.delete(this);
+  }
   let draining = false;
   const server = http.createServer((req: IncomingMessage, res: ServerResponse) => {
     // While draining, every answer closes its connection, so keep-alive clients reconnect
     // elsewhere instead of sending into a socket that is about to close.
     if (draining) res.setHeader('Connection', 'close');
     inFlight.add(res);
-    res.once('close', () => inFlight.delete(res));
+    res.on('close', forget);
     app(req, res);
   });
   server.on('clientError', answerClientError);

@@ -25,7 +25,8 @@ function splitTarget(url: string): { path: string; search: string } {
 }
 
 export class Exchange {
-  readonly started = process.hrtime.bigint();
+  /** performance.now() at arrival: a double, where hrtime.bigint() allocated a BigInt per request. */
+  readonly started = performance.now();
   /** The target's path, still percent-encoded. */
   readonly path: string;
   /** Set once the request is matched to an operation; metrics and the request log read it. */
