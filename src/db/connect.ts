@@ -12,10 +12,10 @@ export interface DbOptions {
   readonly poolMax?: number;
   /**
    * MySQL only: the server aborts any statement of this pool running longer, and lock
-   * waits give up as soon (rounded up to seconds). The query engine cancels its own
-   * statements at QUERY_TIMEOUT_MS; this bounds the rest (sign-in, registration) so no
-   * request can hold a pooled connection forever behind a lock. Leave it out for
-   * migrations and bulk loads.
+   * waits give up as soon (rounded up to seconds). This is QUERY_TIMEOUT_MS for the
+   * queries and files reads (db/select.ts), and it bounds the rest (sign-in,
+   * registration) so no request can hold a pooled connection forever behind a lock.
+   * Leave it out for migrations and bulk loads.
    */
   readonly statementTimeoutMs?: number;
   /** Where knex's own warnings go (its console by default). */

@@ -20,7 +20,7 @@ export interface ImpiantoFilesRepository {
 }
 
 export function createImpiantoFilesRepository(db: Knex, options: { timeoutMs?: number } = {}): ImpiantoFilesRepository {
-  // Where the engines differ (timeouts, string order), the query engine's dialect says how.
+  // Where the engines differ (string order), the query engine's dialect says how.
   const dialect = sqlDialects[dialectOf(db)];
   // QUERY_TIMEOUT_MS bounds each statement where the engine can (db/select.ts); on SQLite
   // the bound is the two indexed queries themselves. Driver errors become 503/500 ApiErrors

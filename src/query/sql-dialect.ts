@@ -4,7 +4,6 @@
 // and better-sqlite3 cannot register one, so it compares fold(col) with values folded in
 // JS by the same function (src/db/fold.ts); the fold(col) expression indexes of the
 // migration serve those comparisons.
-import type { Knex } from 'knex';
 import type { Dialect } from '../db/dialect.js';
 import { fold, foldFunction } from '../db/fold.js';
 import type { FieldSpec, OperatorKind } from './catalog-types.js';

@@ -78,13 +78,18 @@ const request = (impiantoId: number) => ({ dto: { impiantoId } }) as unknown as 
       await sleep(20);
     }
   };
-
-  it('sends reads to a healthy replica and counts them there', async () => {
+  /** A router whose one replica, kept fresh, is reached through a relay the test can cut; resolves once it is healthy. */
+  const healthyBehindRelay = async () => {
     replicate(true);
     const link = await relay();
     const reads = router([`mysql://root@127.0.0.1:${link.port}${new URL(replica.databaseUrl!).pathname}`]);
+    await until(() => reads.health()[0]!.healthy);
+    return { link, reads };
+  };
+
+  it('sends reads to a healthy replica and counts them there', async () => {
+    const { link, reads } = await healthyBehindRelay();
     try {
-      await until(() => reads.health()[0]!.healthy);
       const answers = await Promise.all(Array.from({ length: 20 }, () => answeredBy(reads)));
       expect(answers.every((a) => a === 'replica')).to.equal(true);
       expect(reads.health()[0]).to.include({ name: `127.0.0.1:${link.port}`, healthy: true, reads: 20 });
@@ -127,11 +132,8 @@ const request = (impiantoId: number) => ({ dto: { impiantoId } }) as unknown as 
   });
 
   it('retries on the primary a read whose replica dies under it, and skips the replica from then on', async () => {
-    replicate(true);
-    const link = await relay();
-    const reads = router([`mysql://root@127.0.0.1:${link.port}${new URL(replica.databaseUrl!).pathname}`]);
+    const { link, reads } = await healthyBehindRelay();
     try {
-      await until(() => reads.health()[0]!.healthy);
       expect(await answeredBy(reads)).to.equal('replica');
       // The replica's pooled connections break and new ones are refused, between two reads.
       await link.cut();
