@@ -13,7 +13,8 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { OpenAPIBackend } from 'openapi-backend';
 import type { Deps } from './deps.js';
 import { ApiError } from './errors/api-error.js';
-import { authorize, bearerOf, type Authenticator } from './http/access.js';
+import { authorize, type Authenticator } from './http/access.js';
+import { HandlerRequest } from './http/handler-request.js';
 import type { Contract, OperationContract } from './http/contract.js';
 import { negotiate, validateCallback } from './http/negotiate.js';
 import type { HandlerMap, OperationHandler } from './http/operation.js';
@@ -98,15 +99,7 @@ export async function createApp(deps: Deps, contract: Contract, modules: AppModu
       const checked = validators.get(op.operationId)!(built.value);
       if (!checked.ok) throw checked.error;
     }
-    const result = await handlers[op.canonicalId]!({
-      operationId: op.canonicalId,
-      dto: built.value,
-      principal,
-      bearer: () => principal ?? bearerOf(ex.header('authorization'), modules.authenticator),
-      // A getter: only the account operations, for their rate limits, read it.
-      get clientIp() { return ex.clientIp; },
-      format: negotiated.format,
-    });
+    const result = await handlers[op.canonicalId]!(new HandlerRequest(op.canonicalId, built.value, principal, negotiated.format, ex, modules.authenticator));
     sendResult(ex.res, op.dtoName, negotiated, result);
   };
 
