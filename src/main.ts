@@ -1,7 +1,7 @@
 // The only module that listens. Resolves config, migrates, builds the app and serves;
 // on SIGTERM/SIGINT stops accepting, lets in-flight requests finish (at most 10 s),
 // closes the pool and exits 0 (design.md §9).
-import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import http, { ServerResponse, type OutgoingHttpHeader, type OutgoingHttpHeaders, type Server } from 'node:http';
 import net, { type Socket } from 'node:net';
 import { pino } from 'pino';
 import { createApp } from './app.js';
@@ -32,20 +32,8 @@ async function main(): Promise<void> {
   const modules = createModules(deps);
   await modules.start();
   const app = await createApp(deps, loadContract(), modules);
-  const inFlight = new Set<ServerResponse>();
-  // One listener for every response ('close' comes once): no closure per request.
-  function forget(this: ServerResponse): void {
-    inFlight.delete(this);
-  }
-  let draining = false;
-  const server = http.createServer((req: IncomingMessage, res: ServerResponse) => {
-    // While draining, every answer closes its connection, so keep-alive clients reconnect
-    // elsewhere instead of sending into a socket that is about to close.
-    if (draining) res.setHeader('Connection', 'close');
-    inFlight.add(res);
-    res.on('close', forget);
-    app(req, res);
-  });
+  const draining = { now: false };
+  const server = http.createServer({ ServerResponse: drainAwareResponse(draining) }, app);
   server.on('clientError', answerClientError);
   server.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
@@ -57,8 +45,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'draining');
-    draining = true;
-    for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
+    draining.now = true;
     void drain(server).then(async () => {
       await modules.close();
       await db.destroy();
@@ -68,6 +55,26 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+}
+
+/**
+ * While draining, every answer closes its connection (whenever its request arrived), so
+ * keep-alive clients reconnect elsewhere instead of sending into a socket that is about to
+ * close. Decided as the head is written, which every answer does (node's res.end() too),
+ * rather than by keeping each response in flight in a Set: an old-generation Set that
+ * held every request's response through its database wait made V8 promote the request's
+ * objects out of the young generation, which cost more CPU than the rest of the edge
+ * (scripts/bench/README.md, 2026-11-25, second session).
+ */
+function drainAwareResponse(draining: { readonly now: boolean }) {
+  return class DrainAwareResponse extends ServerResponse {
+    override writeHead(statusCode: number, statusMessage?: string, headers?: OutgoingHttpHeaders | OutgoingHttpHeader[]): this;
+    override writeHead(statusCode: number, headers?: OutgoingHttpHeaders | OutgoingHttpHeader[]): this;
+    override writeHead(statusCode: number, ...rest: unknown[]): this {
+      if (draining.now) this.shouldKeepAlive = false;
+      return (super.writeHead as (statusCode: number, ...rest: unknown[]) => this).call(this, statusCode, ...rest);
+    }
+  };
 }
 
 /** Resolves when every connection has closed after its last answer, or after drainMs at the latest. */

@@ -34,11 +34,13 @@ describe('reliability: SIGTERM during load', function () {
     const failed = samples.filter((s) => (s.error !== undefined && s.error !== 'ECONNREFUSED') || (s.status !== undefined && s.status >= 400));
     const inFlight = samples.filter((s) => s.start < signalled && s.end > signalled);
     const answeredAfter = samples.filter((s) => s.start >= signalled && s.status !== undefined);
+    const closing = samples.filter((s) => s.connection === 'close');
     record('sigterm', 'SIGTERM during load (32 keep-alive client loops)', {
       'requests sent': samples.length,
       'in flight when the signal arrived': inFlight.length,
       'of which answered 2xx': inFlight.filter((s) => s.status !== undefined && s.status < 300).length,
       'sent after the signal on open connections and answered': answeredAfter.length,
+      'answers with Connection: close (written while draining)': closing.length,
       'refused new connections (after the listener closed)': refused.length,
       'failed requests (reset, 4xx or 5xx)': failed.length,
       'exit code': String(code),
@@ -48,6 +50,10 @@ describe('reliability: SIGTERM during load', function () {
     expect(failed.slice(0, 5), 'requests that failed').to.deep.equal([]);
     expect(refused.every((s) => s.start > signalled)).to.equal(true);
     expect(inFlight.length).to.be.greaterThan(0);
+    // Every answer written while draining closes its connection: those to requests sent
+    // after the signal without exception, and at least the in-flight ones answered late.
+    expect(answeredAfter.filter((s) => s.connection !== 'close')).to.deep.equal([]);
+    expect(closing.length).to.be.greaterThan(0);
     expect(code).to.equal(0);
     expect(exited - signalled).to.be.below(10_000);
   });

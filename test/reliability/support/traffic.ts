@@ -39,6 +39,8 @@ export interface Sample {
   readonly errorCode?: string;
   /** Transport failure: the cause's code (ECONNREFUSED, UND_ERR_SOCKET, ...). */
   readonly error?: string;
+  /** The answer's Connection header (`close` while the service drains). */
+  readonly connection?: string;
 }
 
 export async function send(baseUrl: string, req: Req, timeoutMs = 15_000): Promise<Sample> {
@@ -56,7 +58,8 @@ export async function send(baseUrl: string, req: Req, timeoutMs = 15_000): Promi
     }
     // For JSONP, the status the envelope stands for.
     const status = jsonp && errorCode ? statusOf(errorCode as ErrorCode) : res.status;
-    return { name: req.name, start, end: performance.now(), status, ...(errorCode ? { errorCode } : {}) };
+    const connection = res.headers.get('connection') ?? undefined;
+    return { name: req.name, start, end: performance.now(), status, ...(errorCode ? { errorCode } : {}), ...(connection ? { connection } : {}) };
   } catch (err) {
     const e = err as { name?: string; cause?: { code?: string; name?: string } };
     return { name: req.name, start, end: performance.now(), error: e.cause?.code ?? e.cause?.name ?? e.name ?? String(err) };
