@@ -2,6 +2,7 @@
 // wrapped in a JSONP callback. Precedence: path suffix (the route's x-format), then
 // ?format=, then Accept.
 import { ApiError } from '../errors/api-error.js';
+import { memoByText } from './text-memo.js';
 
 export type Format = 'json' | 'csv';
 
@@ -23,6 +24,9 @@ export function validateCallback(callback: string | undefined): string | undefin
 
 const notAcceptable = (what: string) => ApiError.of('NotAcceptable', `${what} is not a format this operation serves`);
 
+const jsonOnly: readonly Format[] = ['json'];
+const jsonOrCsv: readonly Format[] = ['json', 'csv'];
+
 export function negotiate(input: {
   suffix: Format | undefined;
   formatParam: string | undefined;
@@ -31,7 +35,7 @@ export function negotiate(input: {
   csvAllowed: boolean;
 }): Negotiated {
   const callback = validateCallback(input.callback);
-  const served: Format[] = input.csvAllowed ? ['json', 'csv'] : ['json'];
+  const served = input.csvAllowed ? jsonOrCsv : jsonOnly;
   let format: Format;
   if (input.suffix) {
     format = input.suffix;
@@ -42,14 +46,20 @@ export function negotiate(input: {
   } else if (callback !== undefined) {
     // A <script> tag sends Accept: */* or something odd; JSONP is JSON whatever it says.
     format = 'json';
+  } else if (input.accept === undefined) {
+    format = 'json';
   } else {
-    format = fromAccept(input.accept, served);
+    format = (input.csvAllowed ? acceptJsonOrCsv : acceptJson)(input.accept);
   }
   if (!served.includes(format)) throw notAcceptable(format.toUpperCase());
   return { format, callback: format === 'json' ? callback : undefined };
 }
 
 const mediaOf: Record<Format, string> = { json: 'application/json', csv: 'text/csv' };
+
+// What each Accept text picks, remembered (text-memo.ts); a refusal is thrown, not kept.
+const acceptJson = memoByText(256, (accept) => fromAccept(accept, ['json']));
+const acceptJsonOrCsv = memoByText(256, (accept) => fromAccept(accept, ['json', 'csv']));
 
 /** Picks the served format with the highest q in Accept; ties go to the server's order (JSON first). */
 export function fromAccept(accept: string | undefined, served: readonly Format[]): Format {

@@ -26,7 +26,8 @@ export function buildDto(
   const errors: FieldError[] = [];
   const unknown = (name: string) => errors.push({ errorCode: 'UnknownField', fieldName: name, message: `'${name}' is not a property of ${op.dtoName}` });
 
-  for (const [name, raw] of Object.entries(pathParams)) {
+  for (const name in pathParams) {
+    const raw = pathParams[name]!;
     const prop = op.properties.get(op.byLowerName.get(name.toLowerCase()) ?? '');
     if (prop) assign(dto, errors, prop, fromStrings(prop, [raw]));
   }
@@ -51,8 +52,8 @@ export function buildDto(
     }
   }
 
-  const queryPairs = query.filter(([k]) => !edgeParams.has(k.toLowerCase()));
-  for (const [prop, sent] of group(op, queryPairs, unknown)) {
+  const queryPairs = query.length === 0 ? query : query.filter(([k]) => !edgeParams.has(k.toLowerCase()));
+  if (queryPairs.length > 0) for (const [prop, sent] of group(op, queryPairs, unknown)) {
     if (prop.inPath) { unknown(prop.name); continue; }
     if (!prop.inQuery) {
       // Secrets in a URL end up in logs, proxies and browser history (design.md §5).

@@ -37,18 +37,20 @@ export async function execute(db: Knex, rendered: RenderedQuery, plan: QueryPlan
       ...rendered.aggregates.map((a) => (a.source.kind === 'pick' ? run(a.source.query) : Promise.resolve([]))),
     ]);
     const summary = summaryRows?.[0] ?? {};
-    const meta: Record<string, string> = {};
+    let meta: Record<string, string> | undefined;
     rendered.aggregates.forEach(({ aggregate, source }, i) => {
       const values = source.kind === 'summary' ? source.aliases.map((a) => summary[a]) : [picks[i]?.[0]?.[source.column]];
       const text = metaFormatters[aggregate.fn](values, aggregate.field);
-      if (text !== undefined) meta[aggregate.key] = text;
+      if (text !== undefined) (meta ??= {})[aggregate.key] = text;
     });
-    return ok({
-      offset: plan.paging.skip,
-      ...(plan.total ? { total: Number(summary['total'] ?? 0) } : {}),
-      results: (rows ?? []).map((r) => recordOf(r, plan.projection)),
-      ...(Object.keys(meta).length > 0 ? { meta } : {}),
-    });
+    const results = (rows ?? []).map((r) => recordOf(r, plan.projection));
+    // Built property by property, in the order the answer lists them: object spreads
+    // cost a copy each on every request.
+    const response: { offset: number; total?: number; results: typeof results; meta?: Record<string, string> } = plan.total
+      ? { offset: plan.paging.skip, total: Number(summary['total'] ?? 0), results }
+      : { offset: plan.paging.skip, results };
+    if (meta) response.meta = meta;
+    return ok(response);
   } catch (err) {
     return fail(translateDbError(err));
   }

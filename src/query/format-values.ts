@@ -17,7 +17,11 @@ export function recordOf(row: Readonly<Record<string, unknown>>, projection: rea
   const record: Record<string, unknown> = {};
   for (const f of projection) {
     const v = row[f.column];
-    if (v !== null && v !== undefined) record[f.property] = recordValue[f.family](v);
+    if (v === null || v === undefined) continue;
+    // The drivers mostly deliver the family's own type already (INT as a number, text as a
+    // string): then there is nothing to convert, and this runs for every cell of a page.
+    const typed = f.family === 'integer' ? typeof v === 'number' : f.family === 'string' && typeof v === 'string';
+    record[f.property] = typed ? v : recordValue[f.family](v);
   }
   return record;
 }

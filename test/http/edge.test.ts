@@ -79,6 +79,18 @@ forEachDialect('HTTP edge', (dialect) => {
       expectError(await s.request('POST', '/register', { body: '{"userName": ', headers: { 'content-type': 'application/json' } }), 400, 'SerializationException'));
     it('400 SerializationException for invalid UTF-8', async () =>
       expectError(await s.request('POST', '/register', { body: Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]), headers: { 'content-type': 'application/json' } }), 400, 'SerializationException'));
+    it('400 SerializationException for an encoded surrogate or an overlong form, which are not UTF-8 either', async () => {
+      for (const bytes of [[0x7b, 0x22, 0xed, 0xa0, 0x80, 0x22, 0x3a, 0x31, 0x7d], [0x7b, 0xc0, 0x80, 0x7d]]) {
+        expectError(await s.request('POST', '/register', { body: Buffer.from(bytes), headers: { 'content-type': 'application/json' } }), 400, 'SerializationException');
+      }
+    });
+    it('a JSON body after a UTF-8 byte order mark is read as if it had none', async () => {
+      const body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify({ take: 1, include: 'Total' }))]);
+      const r = await s.request('POST', '/json/reply/SoggettoRecapitoQuery', { token: admin, body, headers: { 'content-type': 'application/json' } });
+      expect(r.status).to.equal(200);
+      // The total comes only when Include was read from the body.
+      expect(r.body.total).to.be.a('number');
+    });
     it('400 UnknownField naming the property as sent and the request DTO, whichever route', async () => {
       for (const [method, path] of [['POST', '/json/reply/SoggettoRecapitoQuery'], ['GET', '/json/reply/SoggettoRecapitoQuery?recapitoStartWith=a'], ['POST', '/api/SoggettoRecapitoQuery.json']]) {
         const r = await s.request(method!, path!, { token: admin, ...(method === 'POST' ? { json: { recapitoStartWith: 'a' } } : {}) });
