@@ -96,7 +96,10 @@ function classify(e: DriverError): ApiError {
   // mysql2 marks `fatal` every error that cost it the connection, including the code-less
   // "Can't add new command when connection is in closed state" that a ROLLBACK gets on a
   // connection the server dropped mid-transaction.
-  if (e.name === 'KnexTimeoutError' || unavailableCodes.has(String(e.code)) || e.fatal === true) {
+  // No connection in time: KnexTimeoutError through Knex; where the read path asks Knex's
+  // pool directly (select.ts), tarn's TimeoutError, a class that sets no name of its own.
+  const poolTimeout = e.name === 'KnexTimeoutError' || (e as { constructor?: { name?: unknown } }).constructor?.name === 'TimeoutError';
+  if (poolTimeout || unavailableCodes.has(String(e.code)) || e.fatal === true) {
     return ApiError.of('ServiceUnavailable', 'The database is unavailable', { 'Retry-After': '1' });
   }
   return ApiError.of('InternalServerError', 'An internal error occurred');

@@ -22,8 +22,9 @@ type Row = Record<string, unknown>;
 
 export async function execute(db: Knex, rendered: RenderedQuery, plan: QueryPlan, ctx: EngineContext): Promise<Result<QueryResponse>> {
   const statements = statementCacheOf(db);
-  const run = async (parts: SelectParts | undefined): Promise<Row[]> => {
-    if (parts === undefined) return [];
+  // Not async: the driver's promise is handed on as it is, one promise fewer per statement.
+  const run = (parts: SelectParts | undefined): Promise<Row[]> => {
+    if (parts === undefined) return Promise.resolve([]);
     const { sql, bindings } = statements.statement(parts);
     return selectRows(db, sql, bindings, ctx.queryTimeoutMs);
   };
