@@ -63,7 +63,7 @@ async function main(): Promise<void> {
  * close. Decided as the head is written, which every answer does (node's res.end() too),
  * rather than by keeping each response in flight in a Set: an old-generation Set that
  * held every request's response through its database wait made V8 promote the request's
- * objects out of the young generation, which cost more CPU than the rest of the edge
+ * objects out of the young generation, about 8 µs of collection per cheap query
  * (scripts/bench/README.md, 2026-11-25, second session).
  */
 function drainAwareResponse(draining: { readonly now: boolean }) {
