@@ -46,10 +46,9 @@ export function negotiate(input: {
   } else if (callback !== undefined) {
     // A <script> tag sends Accept: */* or something odd; JSONP is JSON whatever it says.
     format = 'json';
-  } else if (input.accept === undefined) {
-    format = 'json';
   } else {
-    format = (input.csvAllowed ? acceptJsonOrCsv : acceptJson)(input.accept);
+    // No Accept header reads like an empty one: JSON.
+    format = (input.csvAllowed ? acceptJsonOrCsv : acceptJson)(input.accept ?? '');
   }
   if (!served.includes(format)) throw notAcceptable(format.toUpperCase());
   return { format, callback: format === 'json' ? callback : undefined };
@@ -58,8 +57,8 @@ export function negotiate(input: {
 const mediaOf: Record<Format, string> = { json: 'application/json', csv: 'text/csv' };
 
 // What each Accept text picks, remembered (text-memo.ts); a refusal is thrown, not kept.
-const acceptJson = memoByText(256, (accept) => fromAccept(accept, ['json']));
-const acceptJsonOrCsv = memoByText(256, (accept) => fromAccept(accept, ['json', 'csv']));
+const acceptJson = memoByText(256, (accept) => fromAccept(accept, jsonOnly));
+const acceptJsonOrCsv = memoByText(256, (accept) => fromAccept(accept, jsonOrCsv));
 
 /** Picks the served format with the highest q in Accept; ties go to the server's order (JSON first). */
 export function fromAccept(accept: string | undefined, served: readonly Format[]): Format {

@@ -52,8 +52,8 @@ export function buildDto(
     }
   }
 
-  const queryPairs = query.length === 0 ? query : query.filter(([k]) => !edgeParams.has(k.toLowerCase()));
-  if (queryPairs.length > 0) for (const [prop, sent] of group(op, queryPairs, unknown)) {
+  const queryPairs = query.filter(([k]) => !edgeParams.has(k.toLowerCase()));
+  for (const [prop, sent] of group(op, queryPairs, unknown)) {
     if (prop.inPath) { unknown(prop.name); continue; }
     if (!prop.inQuery) {
       // Secrets in a URL end up in logs, proxies and browser history (design.md §5).
