@@ -92,6 +92,11 @@ function connectMysql(url: string, poolMax: number, statementTimeoutMs: number |
       supportBigNumbers: true,
       bigNumberStrings: true,
       connectTimeout: 2000,
+      // The read path's prepared statements (db/select.ts), per connection, least recently
+      // used closed first. The server caps them for all its clients together
+      // (max_prepared_stmt_count, 16,382 by default): 100 per connection leaves room for
+      // many nodes of POOL_MAX connections, and holds the shapes a workload repeats.
+      maxPreparedStatements: 100,
     },
     pool: {
       min: 0,

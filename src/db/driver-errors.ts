@@ -72,10 +72,11 @@ export async function retryTransient<T>(work: () => Promise<T>, attempts = 3): P
 // (1205) is a lock wait cut by lock_wait_timeout / innodb_lock_wait_timeout, which the
 // serving pool sets (src/db/connect.ts); it reaches here once retryTransient gives up.
 const timeoutErrnos = new Set([1969, 3024, 1205]);
-// The server went away or cannot be reached: worth a retry, unlike a bug.
+// The server went away, cannot be reached or is out of a shared resource (connections, or
+// prepared statements, which all its clients share: db/select.ts): worth a retry, unlike a bug.
 const unavailableCodes = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE',
-  'PROTOCOL_CONNECTION_LOST', 'PROTOCOL_SEQUENCE_TIMEOUT', 'ER_CON_COUNT_ERROR', 'ER_SERVER_SHUTDOWN',
+  'PROTOCOL_CONNECTION_LOST', 'PROTOCOL_SEQUENCE_TIMEOUT', 'ER_CON_COUNT_ERROR', 'ER_SERVER_SHUTDOWN', 'ER_MAX_PREPARED_STMT_COUNT_REACHED',
   'SQLITE_BUSY', 'SQLITE_IOERR', 'SQLITE_FULL',
 ]);
 

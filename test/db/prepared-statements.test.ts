@@ -1,0 +1,57 @@
+// The read path runs its SELECTs as prepared statements on MySQL (src/db/select.ts): each
+// text is prepared once per connection and executed after that, and a connection keeps a
+// bounded number of them (src/db/connect.ts), since the server caps them for all its
+// clients together. Read off the server's own counters, on a pool of one connection.
+import { expect } from 'chai';
+import { connect } from '../../src/db/connect.js';
+import { selectRows } from '../../src/db/select.js';
+import type { Knex } from 'knex';
+import { createTestDb, type TestDb } from '../support/db.js';
+import { dialects } from '../support/dialects.js';
+
+const perConnection = 100;
+
+async function status(db: Knex, scope: 'SESSION' | 'GLOBAL', name: string): Promise<number> {
+  // db.raw: the text protocol, so reading a counter prepares nothing itself.
+  const [rows] = (await db.raw(`SHOW ${scope} STATUS LIKE ?`, [name])) as [Array<{ Value: string }>];
+  return Number(rows[0]!.Value);
+}
+
+/** A SELECT of `n` ids by In: one statement text per list length. */
+const idIn = (n: number) => `select \`id\`, \`recapito\` from \`soggetto_recapito\` where \`id\` in (${Array(n).fill('?').join(', ')}) order by \`id\` asc`;
+
+(dialects.includes('mysql') ? describe : describe.skip)('prepared read statements [mysql]', () => {
+  let t: TestDb;
+  let db: Knex;
+  before(async () => {
+    t = await createTestDb('mysql');
+    await t.db('soggetto_recapito').insert(Array.from({ length: 20 }, (_, i) => ({ id: i + 1, soggetto_id: 1, tipo_recapito_id: 1, recapito: `r${i + 1}` })));
+    db = connect({ databaseUrl: t.databaseUrl!, poolMax: 1 });
+  });
+  after(async () => {
+    await db?.destroy();
+    await t?.drop();
+  });
+
+  it('prepares a text once on a connection and executes it after that, with each request its own values', async () => {
+    const prepared = await status(db, 'SESSION', 'Com_stmt_prepare');
+    const executed = await status(db, 'SESSION', 'Com_stmt_execute');
+    const answers = [];
+    for (let i = 1; i <= 5; i++) answers.push(await selectRows<{ id: number; recapito: string }>(db, idIn(2), [i, i + 10]));
+    expect(await status(db, 'SESSION', 'Com_stmt_prepare')).to.equal(prepared + 1);
+    expect(await status(db, 'SESSION', 'Com_stmt_execute')).to.equal(executed + 5);
+    expect(answers.map((rows) => rows.map((r) => r.id))).to.deep.equal([[1, 11], [2, 12], [3, 13], [4, 14], [5, 15]]);
+    expect(answers[2]![1]!.recapito).to.equal('r13');
+  });
+
+  it(`keeps at most ${perConnection} statements on the server per connection, closing the least recently used`, async () => {
+    const held = await status(db, 'GLOBAL', 'Prepared_stmt_count');
+    for (let n = 1; n <= perConnection + 50; n++) await selectRows(db, idIn(n), Array.from({ length: n }, (_, i) => i + 1));
+    const after = await status(db, 'GLOBAL', 'Prepared_stmt_count');
+    expect(after - held).to.be.at.most(perConnection).and.at.least(perConnection - 2);
+    // The text used longest ago was closed: running it again prepares it again.
+    const prepared = await status(db, 'SESSION', 'Com_stmt_prepare');
+    await selectRows(db, idIn(3), [1, 2, 3]);
+    expect(await status(db, 'SESSION', 'Com_stmt_prepare')).to.equal(prepared + 1);
+  });
+});
