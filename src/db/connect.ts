@@ -55,6 +55,10 @@ function sessionSetup(statementTimeoutMs: number | undefined): (conn: Conn, done
   };
 }
 
+interface PoolEvents {
+  on(event: 'destroySuccess', listener: () => void): void;
+}
+
 interface TarnPool {
   on(event: 'createFail', listener: (eventId: number, err: unknown) => void): void;
   readonly pendingAcquires: ReadonlyArray<{ reject(err: unknown): void }>;
@@ -113,9 +117,45 @@ function connectMysql(url: string, poolMax: number, statementTimeoutMs: number |
   }));
 }
 
+/** What every SQLite connection of the service needs: the fold function its indexes are built on. */
+function prepareSqlite(conn: Database.Database): void {
+  conn.function(foldFunction, { deterministic: true }, (v: unknown) => (typeof v === 'string' ? fold(v) : v));
+}
+
+interface SqliteReader {
+  readonly file: string;
+  conn: Database.Database | undefined;
+}
+const sqliteReaders = new WeakMap<Knex, SqliteReader>();
+
+/**
+ * The read path's own connection to a SQLite file (db/select.ts), read-only, opened on first
+ * use; undefined for an in-memory database, which a second connection could not see.
+ *
+ * Why: the pool holds one connection, which serializes the writes, and lending it through
+ * Knex's pool (tarn) cost each SELECT a timer and half a dozen promises, more than
+ * better-sqlite3 takes to run an indexed lookup. In WAL mode a reader never waits for the
+ * writer and sees what was committed when its statement started, so a query can neither
+ * see a transaction half-done nor wait behind one. Closed with the pool's connection, so
+ * `db.destroy()` closes both.
+ */
+export function sqliteReaderOf(db: Knex): Database.Database | undefined {
+  const reader = sqliteReaders.get(db);
+  if (reader === undefined) return undefined;
+  if (reader.conn === undefined) {
+    const Driver = (db.client as { driver: typeof Database }).driver;
+    const conn = new Driver(reader.file, { readonly: true, fileMustExist: true });
+    // A reader waits only while another connection recovers the WAL index after a crash.
+    conn.pragma('busy_timeout = 5000');
+    prepareSqlite(conn);
+    reader.conn = conn;
+  }
+  return reader.conn;
+}
+
 function connectSqlite(file: string): Knex {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  return knex({
+  const db = knex({
     client: 'better-sqlite3',
     connection: { filename: file },
     useNullAsDefault: true,
@@ -128,7 +168,7 @@ function connectSqlite(file: string): Knex {
           conn.pragma('journal_mode = WAL');
           conn.pragma('foreign_keys = ON');
           conn.pragma('busy_timeout = 5000');
-          conn.function(foldFunction, { deterministic: true }, (v: unknown) => (typeof v === 'string' ? fold(v) : v));
+          prepareSqlite(conn);
           done(null, conn);
         } catch (err) {
           done(err as Error, conn);
@@ -136,4 +176,13 @@ function connectSqlite(file: string): Knex {
       },
     },
   });
+  if (file !== ':memory:' && !file.startsWith('file:')) {
+    const reader: SqliteReader = { file, conn: undefined };
+    sqliteReaders.set(db, reader);
+    (db.client as { pool?: PoolEvents }).pool?.on('destroySuccess', () => {
+      reader.conn?.close();
+      reader.conn = undefined;
+    });
+  }
+  return db;
 }

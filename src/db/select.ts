@@ -20,6 +20,7 @@
 // sets, and deployments that need QUERY_TIMEOUT_MS use MySQL.
 import type Database from 'better-sqlite3';
 import type { Knex } from 'knex';
+import { sqliteReaderOf } from './connect.js';
 import { dialectOf } from './dialect.js';
 
 type Row = Record<string, unknown>;
@@ -65,6 +66,14 @@ export function selectRows<R = Row>(db: Knex, sql: string, bindings: readonly un
   // frame fewer per statement. Its errors are tarn's own (driver-errors.ts knows them).
   const pool = client.pool;
   if (dialectOf(db) === 'sqlite') {
+    const reader = sqliteReaderOf(db);
+    if (reader !== undefined) {
+      try {
+        return Promise.resolve(sqliteStatement(reader, sql).all(bindings.map(sqliteValue)) as R[]);
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    }
     return pool.acquire().promise.then((conn) => {
       try {
         return sqliteStatement(conn as Database.Database, sql).all(bindings.map(sqliteValue)) as R[];
