@@ -223,8 +223,9 @@ async function mixRounds(sides, kinds, mysqld, label) {
 }
 
 /**
- * Each kind alone: `pairs` rounds of that kind only, the two sides alternating, so a kind
- * the database answers cheaply shows what the framework costs. Per kind: req/s, p99 and
+ * Each kind alone: `pairs` rounds of that kind only, the two sides alternating (each side
+ * first in every other pair), so a kind the database answers cheaply shows what the
+ * framework costs. Per kind: req/s, p99 and
  * the server's CPU per request of each side (medians), and their ratios (medians of the pairs).
  */
 async function kindRounds(sides, kinds, mysqld, label) {
@@ -236,8 +237,12 @@ async function kindRounds(sides, kinds, mysqld, label) {
     await measure(sides.baseline, only_(1), 2, pidsOf(sides.baseline, mysqld));
     const list = [];
     for (let i = 1; i <= pairs; i++) {
-      const a = await measure(sides.service, only_(200 + i), kindSeconds, pidsOf(sides.service, mysqld));
-      const b = await measure(sides.baseline, only_(200 + i), kindSeconds, pidsOf(sides.baseline, mysqld));
+      // Service first in odd pairs, baseline first in even ones (A B, B A, ...): a machine
+      // that drifts during a pair favours neither side.
+      const run = (side) => measure(sides[side], only_(200 + i), kindSeconds, pidsOf(sides[side], mysqld));
+      const first = i % 2 === 1 ? await run('service') : await run('baseline');
+      const second = i % 2 === 1 ? await run('baseline') : await run('service');
+      const [a, b] = i % 2 === 1 ? [first, second] : [second, first];
       reportBad(`${name} service`, a);
       reportBad(`${name} baseline`, b);
       list.push({
