@@ -55,12 +55,9 @@ function sessionSetup(statementTimeoutMs: number | undefined): (conn: Conn, done
   };
 }
 
-interface PoolEvents {
-  on(event: 'destroySuccess', listener: () => void): void;
-}
-
 interface TarnPool {
   on(event: 'createFail', listener: (eventId: number, err: unknown) => void): void;
+  on(event: 'destroySuccess', listener: () => void): void;
   readonly pendingAcquires: ReadonlyArray<{ reject(err: unknown): void }>;
 }
 
@@ -132,11 +129,11 @@ const sqliteReaders = new WeakMap<Knex, SqliteReader>();
  * The read path's own connection to a SQLite file (db/select.ts), read-only, opened on first
  * use; undefined for an in-memory database, which a second connection could not see.
  *
- * Why: the pool holds one connection, which serializes the writes, and lending it through
- * Knex's pool (tarn) cost each SELECT a timer and half a dozen promises, more than
- * better-sqlite3 takes to run an indexed lookup. In WAL mode a reader never waits for the
- * writer and sees what was committed when its statement started, so a query can neither
- * see a transaction half-done nor wait behind one. Closed with the pool's connection, so
+ * Why: the pool holds one connection, which serializes the writes, so a query lent it
+ * through Knex's pool (tarn: a timer and half a dozen promises per SELECT) waited behind any
+ * write transaction. In WAL mode a reader never waits for the writer and sees what was
+ * committed when its statement started, so a query can neither see a transaction
+ * half-done nor wait behind one. (Its CPU saving did not show in the bench.) Closed with the pool's connection, so
  * `db.destroy()` closes both.
  */
 export function sqliteReaderOf(db: Knex): Database.Database | undefined {
@@ -179,7 +176,7 @@ function connectSqlite(file: string): Knex {
   if (file !== ':memory:' && !file.startsWith('file:')) {
     const reader: SqliteReader = { file, conn: undefined };
     sqliteReaders.set(db, reader);
-    (db.client as { pool?: PoolEvents }).pool?.on('destroySuccess', () => {
+    (db.client as { pool?: TarnPool }).pool?.on('destroySuccess', () => {
       reader.conn?.close();
       reader.conn = undefined;
     });

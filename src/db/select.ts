@@ -54,7 +54,8 @@ function sqliteStatement(conn: Database.Database, sql: string): Database.Stateme
 const sqliteValue = (v: unknown): unknown => (v instanceof Date ? v.valueOf() : typeof v === 'boolean' ? Number(v) : v);
 
 /**
- * The rows of one SELECT, run on a connection of `db`'s pool. Driver errors reject as the
+ * The rows of one SELECT, run on a connection of `db`'s pool (on a SQLite file, on the
+ * read path's own connection, connect.ts). Driver errors reject as the
  * driver raised them. Written with callbacks rather than async/await: the two promises and
  * the awaits of an async version cost more per statement than the rest of this function.
  */
@@ -66,17 +67,18 @@ export function selectRows<R = Row>(db: Knex, sql: string, bindings: readonly un
   // frame fewer per statement. Its errors are tarn's own (driver-errors.ts knows them).
   const pool = client.pool;
   if (dialectOf(db) === 'sqlite') {
+    const all = (conn: Database.Database) => sqliteStatement(conn, sql).all(bindings.map(sqliteValue)) as R[];
     const reader = sqliteReaderOf(db);
     if (reader !== undefined) {
       try {
-        return Promise.resolve(sqliteStatement(reader, sql).all(bindings.map(sqliteValue)) as R[]);
+        return Promise.resolve(all(reader));
       } catch (err) {
         return Promise.reject(err);
       }
     }
     return pool.acquire().promise.then((conn) => {
       try {
-        return sqliteStatement(conn as Database.Database, sql).all(bindings.map(sqliteValue)) as R[];
+        return all(conn as Database.Database);
       } finally {
         pool.release(conn);
       }
