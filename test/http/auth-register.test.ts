@@ -3,6 +3,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import type { Dialect } from '../../src/db/dialect.js';
+import { freshWindowClock } from '../support/clock.js';
 import { forEachDialect } from '../support/dialects.js';
 import { startServer, type TestServer } from '../support/server.js';
 
@@ -107,7 +108,7 @@ forEachDialect('auth Register over HTTP', (dialect: Dialect) => {
 
 forEachDialect('auth Register limits over HTTP', (dialect: Dialect) => {
   it('answers 429 with Retry-After past RATE_LIMIT_REGISTER_PER_MIN', async () => {
-    const s = await startServer({ dialect, env: { RATE_LIMIT_REGISTER_PER_MIN: '2' } });
+    const s = await startServer({ dialect, env: { RATE_LIMIT_REGISTER_PER_MIN: '2' }, clock: freshWindowClock() });
     try {
       const statuses = [];
       for (let i = 0; i < 3; i++) statuses.push(await s.request('POST', '/register', { json: { userName: `rl${i}xx`, password: 'correct-horse' } }));

@@ -2,6 +2,7 @@
 // checked by the edge through the accounts module.
 import { expect } from 'chai';
 import type { Dialect } from '../../src/db/dialect.js';
+import { freshWindowClock } from '../support/clock.js';
 import { forEachDialect } from '../support/dialects.js';
 import { expectError } from '../support/expect-error.js';
 import { startServer, type TestServer } from '../support/server.js';
@@ -97,7 +98,7 @@ forEachDialect('auth sessions over HTTP', (dialect: Dialect) => {
 
 forEachDialect('auth sign-in limits over HTTP', (dialect: Dialect) => {
   it('answers 429 with Retry-After past RATE_LIMIT_LOGIN_FAILURES_PER_MIN, even for the right password', async () => {
-    const s = await startServer({ dialect, env: { RATE_LIMIT_LOGIN_FAILURES_PER_MIN: '3' } });
+    const s = await startServer({ dialect, env: { RATE_LIMIT_LOGIN_FAILURES_PER_MIN: '3' }, clock: freshWindowClock() });
     try {
       await s.request('POST', '/register', { json: { userName: 'mario', password: 'correct-horse' } });
       const attempt = (password: string) => s.request('POST', '/auth/credentials', { json: { userName: 'mario', password } });

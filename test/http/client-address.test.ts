@@ -5,11 +5,12 @@
 import { expect } from 'chai';
 import type { Dialect } from '../../src/db/dialect.js';
 import { forEachDialect } from '../support/dialects.js';
+import { freshWindowClock } from '../support/clock.js';
 import { startServer } from '../support/server.js';
 
 /** Statuses of registrations sent with the given X-Forwarded-For values (undefined: none), one after the other. */
 async function register(env: Record<string, string>, dialect: Dialect, forwardedFor: readonly (string | undefined)[]): Promise<number[]> {
-  const s = await startServer({ dialect, env: { RATE_LIMIT_REGISTER_PER_MIN: '1', ...env } });
+  const s = await startServer({ dialect, env: { RATE_LIMIT_REGISTER_PER_MIN: '1', ...env }, clock: freshWindowClock() });
   try {
     const statuses: number[] = [];
     for (const [i, xff] of forwardedFor.entries()) {
