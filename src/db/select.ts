@@ -14,14 +14,17 @@
 // Time limit: the serving pool's sessions carry QUERY_TIMEOUT_MS as the server's own
 // statement limit (connect.ts: max_statement_time on MariaDB, max_execution_time on MySQL),
 // so the server ends a statement that runs too long and the driver's error answers 503
-// QueryTimeout. A grace second later mysql2 gives up on the connection itself, in case the
-// server never answers at all. better-sqlite3 runs each statement synchronously on the
+// QueryTimeout. A grace second later the client gives up on the statement itself, in case
+// the server never answers at all (statement-deadline.ts): the request gets mysql2's own
+// timeout error (503) and the connection is closed, so the pool never lends it again.
+// better-sqlite3 runs each statement synchronously on the
 // Node thread, where nothing can interrupt it: the embedded engine serves small local data
 // sets, and deployments that need QUERY_TIMEOUT_MS use MySQL.
 import type Database from 'better-sqlite3';
 import type { Knex } from 'knex';
 import { sqliteReaderOf } from './connect.js';
 import { dialectOf } from './dialect.js';
+import { cancel, watch, type Deadline } from './statement-deadline.js';
 
 type Row = Record<string, unknown>;
 
@@ -31,7 +34,13 @@ interface TarnPool {
 }
 
 interface MysqlConnection {
-  execute(options: { sql: string; values: readonly unknown[]; timeout: number | undefined }, callback: (err: Error | null, rows: unknown) => void): void;
+  execute(sql: string, values: readonly unknown[], callback: (err: Error | null, rows: unknown) => void): void;
+  destroy(): void;
+}
+
+/** What mysql2 itself raises when a statement outlives its `timeout`. */
+function inactivityTimeout(): Error {
+  return Object.assign(new Error('Query inactivity timeout'), { code: 'PROTOCOL_SEQUENCE_TIMEOUT' });
 }
 
 /** Statements prepared per SQLite connection, by text; bounded, since the texts come from a closed set of shapes. */
@@ -84,23 +93,31 @@ export function selectRows<R = Row>(db: Knex, sql: string, bindings: readonly un
       }
     });
   }
-  const options = { sql, values: bindings, timeout: timeoutMs ? timeoutMs + timeoutGraceMs : undefined };
   return pool.acquire().promise.then((conn) => new Promise<R[]>((resolve, reject) => {
+    const connection = conn as MysqlConnection;
     let held = true;
-    const release = () => {
-      if (held) pool.release(conn);
+    let deadline: Deadline | undefined;
+    // Whichever comes first, the server's answer or the deadline, settles the request; the other is dropped.
+    const finish = (err: Error | null, rows: unknown) => {
+      if (!held) return;
       held = false;
+      if (deadline !== undefined) cancel(deadline);
+      pool.release(conn);
+      if (err) reject(err);
+      else resolve(rows as R[]);
     };
-    try {
-      (conn as MysqlConnection).execute(options, (err, rows) => {
-        release();
-        if (err) reject(err);
-        else resolve(rows as R[]);
+    // Watched before the call, so a call that throws cancels a deadline already set.
+    if (timeoutMs) {
+      deadline = watch(timeoutMs + timeoutGraceMs, () => {
+        connection.destroy();
+        finish(inactivityTimeout(), undefined);
       });
+    }
+    try {
+      connection.execute(sql, bindings, finish);
     } catch (err) {
       // mysql2 refuses some values before sending anything (undefined, a function).
-      release();
-      reject(err);
+      finish(err as Error, undefined);
     }
   }));
 }

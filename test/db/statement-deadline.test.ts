@@ -1,0 +1,96 @@
+// The client's backstop behind the server's statement limit (src/db/statement-deadline.ts):
+// a read the server never answers fails with 503 a grace second after QUERY_TIMEOUT_MS, and
+// its connection is not lent again. The "server" is MariaDB behind a relay in this test
+// that can stop passing the server's answers on.
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { expect } from 'chai';
+import type { Knex } from 'knex';
+import { connect } from '../../src/db/connect.js';
+import { translateDbError } from '../../src/db/driver-errors.js';
+import { selectRows } from '../../src/db/select.js';
+import { dialects, mysqlTestUrl } from '../support/dialects.js';
+
+interface Relay {
+  readonly url: string;
+  /** Connections opened through the relay so far. */
+  readonly connections: () => number;
+  /** While silent, whatever the server sends is dropped. */
+  silent: boolean;
+  close(): Promise<void>;
+}
+
+async function startRelay(): Promise<Relay> {
+  const target = new URL(mysqlTestUrl);
+  const sockets = new Set<net.Socket>();
+  let opened = 0;
+  const relay: Relay = {
+    url: '',
+    connections: () => opened,
+    silent: false,
+    close: () => new Promise((resolve) => {
+      for (const s of sockets) s.destroy();
+      server.close(() => resolve());
+    }),
+  };
+  const server = net.createServer((client) => {
+    opened++;
+    const upstream = net.connect(Number(target.port || 3306), target.hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('error', () => undefined);
+      s.on('close', () => (client.destroy(), upstream.destroy()));
+    }
+    client.on('data', (chunk) => upstream.write(chunk));
+    upstream.on('data', (chunk) => {
+      if (!relay.silent) client.write(chunk);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = new URL(mysqlTestUrl);
+  url.port = String((server.address() as AddressInfo).port);
+  return Object.assign(relay, { url: url.toString() });
+}
+
+(dialects.includes('mysql') ? describe : describe.skip)('a server that stops answering a read [mysql]', () => {
+  const timeoutMs = 300;
+  let relay: Relay;
+  let db: Knex;
+  before(async () => {
+    relay = await startRelay();
+    db = connect({ databaseUrl: relay.url, poolMax: 1, statementTimeoutMs: timeoutMs });
+  });
+  after(async () => {
+    await db?.destroy();
+    await relay?.close();
+  });
+
+  it('fails the read with 503 a grace second after QUERY_TIMEOUT_MS, and lends a fresh connection after it', async () => {
+    expect(await selectRows(db, 'SELECT ? AS n', [1], timeoutMs)).to.deep.equal([{ n: 1 }]);
+    expect(relay.connections()).to.equal(1);
+
+    relay.silent = true;
+    const started = performance.now();
+    const err = await selectRows(db, 'SELECT ? AS n', [2], timeoutMs).then(() => undefined, (e: unknown) => e);
+    const waitedMs = performance.now() - started;
+    relay.silent = false;
+    expect(err, 'the read fails').to.be.instanceOf(Error);
+    const answer = translateDbError(err);
+    expect([answer.status, answer.code]).to.deep.equal([503, 'ServiceUnavailable']);
+    // The grace second after the limit, plus at most one sweep and a busy machine's slack.
+    expect(waitedMs).to.be.within(timeoutMs + 1000, timeoutMs + 1000 + 250 + 1000);
+
+    // The silenced connection is closed; the next read gets a new one and its own answer.
+    expect(await selectRows(db, 'SELECT ? AS n', [3], timeoutMs)).to.deep.equal([{ n: 3 }]);
+    expect(relay.connections()).to.equal(2);
+  });
+
+  it('leaves a read answered in time alone: its connection stays in the pool', async () => {
+    const before = relay.connections();
+    for (let i = 0; i < 3; i++) expect(await selectRows(db, 'SELECT ? AS n', [i], timeoutMs)).to.deep.equal([{ n: i }]);
+    // Past the deadline of those reads: nothing fires on the connection that answered them.
+    await new Promise((resolve) => setTimeout(resolve, timeoutMs + 1000 + 500));
+    expect(await selectRows(db, 'SELECT ? AS n', [9], timeoutMs)).to.deep.equal([{ n: 9 }]);
+    expect(relay.connections()).to.equal(before);
+  });
+});
