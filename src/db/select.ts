@@ -15,8 +15,9 @@
 // statement limit (connect.ts: max_statement_time on MariaDB, max_execution_time on MySQL),
 // so the server ends a statement that runs too long and the driver's error answers 503
 // QueryTimeout. A grace second later the client gives up on the statement itself, in case
-// the server never answers at all (statement-deadline.ts): the request gets mysql2's own
-// timeout error (503) and the connection is closed, so the pool never lends it again.
+// the server never answers at all (statement-deadline.ts): the request gets an error shaped
+// like mysql2's own timeout (503) and the connection's socket is destroyed, so the pool never
+// lends it again.
 // better-sqlite3 runs each statement synchronously on the
 // Node thread, where nothing can interrupt it: the embedded engine serves small local data
 // sets, and deployments that need QUERY_TIMEOUT_MS use MySQL.
@@ -36,9 +37,10 @@ interface TarnPool {
 interface MysqlConnection {
   execute(sql: string, values: readonly unknown[], callback: (err: Error | null, rows: unknown) => void): void;
   destroy(): void;
+  readonly stream: { destroy(): void };
 }
 
-/** What mysql2 itself raises when a statement outlives its `timeout`. */
+/** Shaped like the error mysql2 raises when a statement outlives its `timeout`. */
 function inactivityTimeout(): Error {
   return Object.assign(new Error('Query inactivity timeout'), { code: 'PROTOCOL_SEQUENCE_TIMEOUT' });
 }
@@ -106,10 +108,14 @@ export function selectRows<R = Row>(db: Knex, sql: string, bindings: readonly un
       if (err) reject(err);
       else resolve(rows as R[]);
     };
-    // Watched before the call, so a call that throws cancels a deadline already set.
+    // Armed before the call: mysql2 may call back synchronously (a connection in closed
+    // state), and a deadline armed after that would outlive the release.
     if (timeoutMs) {
       deadline = watch(timeoutMs + timeoutGraceMs, () => {
+        if (!held) return;
+        // mysql2's destroy() only half-closes (end()); a hung server would keep the socket.
         connection.destroy();
+        connection.stream.destroy();
         finish(inactivityTimeout(), undefined);
       });
     }
