@@ -16,6 +16,9 @@ export interface RateLimiter {
   check(key: string): Promise<RateDecision>;
 }
 
+/** The length of a counting window: the limits are per minute (RATE_LIMIT_*_PER_MIN). */
+export const rateWindowMs = 60_000;
+
 const allowed: RateDecision = Object.freeze({ allowed: true, retryAfterSeconds: 0 });
 
 /** The limiter for a limit of 0: everything passes. */
@@ -26,7 +29,7 @@ interface Window {
   count: number;
 }
 
-export function createMemoryRateLimiter(limit: number, clock: () => Date, windowMs = 60_000): RateLimiter {
+export function createMemoryRateLimiter(limit: number, clock: () => Date, windowMs = rateWindowMs): RateLimiter {
   if (limit <= 0) return unlimited;
   const windows = new Map<string, Window>();
   let lastSweep = 0;

@@ -4,11 +4,11 @@
 // that cannot be reached fails the request (503): Register fails closed rather than open.
 import type { Knex } from 'knex';
 import { translateDbError } from '../db/driver-errors.js';
-import { unlimited, type RateDecision, type RateLimiter } from './rate-limiter.js';
+import { rateWindowMs, unlimited, type RateDecision, type RateLimiter } from './rate-limiter.js';
 
 const allowed: RateDecision = Object.freeze({ allowed: true, retryAfterSeconds: 0 });
 
-export function createSharedRateLimiter(db: Knex, bucket: string, limit: number, clock: () => Date, windowMs = 60_000): RateLimiter {
+export function createSharedRateLimiter(db: Knex, bucket: string, limit: number, clock: () => Date, windowMs = rateWindowMs): RateLimiter {
   if (limit <= 0) return unlimited;
   let swept = 0;
   const windowOf = (now: number) => Math.floor(now / windowMs) * windowMs;

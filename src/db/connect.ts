@@ -133,8 +133,8 @@ const sqliteReaders = new WeakMap<Knex, SqliteReader>();
  * through Knex's pool (tarn: a timer and half a dozen promises per SELECT) waited behind any
  * write transaction. In WAL mode a reader never waits for the writer and sees what was
  * committed when its statement started, so a query can neither see a transaction
- * half-done nor wait behind one. (Its CPU saving did not show in the bench.) Closed with the pool's connection, so
- * `db.destroy()` closes both.
+ * half-done nor wait behind one. (Its CPU saving did not show in the bench.) Closed with
+ * the pool's connection, so `db.destroy()` closes both.
  */
 export function sqliteReaderOf(db: Knex): Database.Database | undefined {
   const reader = sqliteReaders.get(db);

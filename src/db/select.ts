@@ -17,10 +17,9 @@
 // QueryTimeout. A grace second later the client gives up on the statement itself, in case
 // the server never answers at all (statement-deadline.ts): the request gets an error shaped
 // like mysql2's own timeout (503) and the connection's socket is destroyed, so the pool never
-// lends it again.
-// better-sqlite3 runs each statement synchronously on the
-// Node thread, where nothing can interrupt it: the embedded engine serves small local data
-// sets, and deployments that need QUERY_TIMEOUT_MS use MySQL.
+// lends it again. better-sqlite3 runs each statement synchronously on the Node thread, where
+// nothing can interrupt it: the embedded engine serves small local data sets, and
+// deployments that need QUERY_TIMEOUT_MS use MySQL.
 import type Database from 'better-sqlite3';
 import type { Knex } from 'knex';
 import { sqliteReaderOf } from './connect.js';
@@ -65,10 +64,10 @@ function sqliteStatement(conn: Database.Database, sql: string): Database.Stateme
 const sqliteValue = (v: unknown): unknown => (v instanceof Date ? v.valueOf() : typeof v === 'boolean' ? Number(v) : v);
 
 /**
- * The rows of one SELECT, run on a connection of `db`'s pool (on a SQLite file, on the
- * read path's own connection, connect.ts). Driver errors reject as the
- * driver raised them. Written with callbacks rather than async/await: the two promises and
- * the awaits of an async version cost more per statement than the rest of this function.
+ * The rows of one SELECT, run on a connection of `db`'s pool (on a SQLite file, on the read
+ * path's own connection, connect.ts). Driver errors reject as the driver raised them.
+ * Written with callbacks rather than async/await: the two promises and the awaits of an
+ * async version cost more per statement than the rest of this function.
  */
 export function selectRows<R = Row>(db: Knex, sql: string, bindings: readonly unknown[], timeoutMs?: number): Promise<R[]> {
   const client = db.client as { pool: TarnPool; emit(event: string, data: unknown): void };

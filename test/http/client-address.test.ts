@@ -4,8 +4,8 @@
 // proves the edge still resolves it the same way.
 import { expect } from 'chai';
 import type { Dialect } from '../../src/db/dialect.js';
-import { forEachDialect } from '../support/dialects.js';
 import { freshWindowClock } from '../support/clock.js';
+import { forEachDialect } from '../support/dialects.js';
 import { startServer } from '../support/server.js';
 
 /** Statuses of registrations sent with the given X-Forwarded-For values (undefined: none), one after the other. */
