@@ -10,6 +10,7 @@ import type { Knex } from 'knex';
 import { connect } from '../../src/db/connect.js';
 import { translateDbError } from '../../src/db/driver-errors.js';
 import { selectRows } from '../../src/db/select.js';
+import { cancel, watch } from '../../src/db/statement-deadline.js';
 import { dialects, mysqlTestUrl } from '../support/dialects.js';
 
 interface Relay {
@@ -132,5 +133,30 @@ async function startRelay(): Promise<Relay> {
     await new Promise((resolve) => setTimeout(resolve, timeoutMs + 1000 + 500));
     expect(await selectRows(db, 'SELECT ? AS n', [9], timeoutMs)).to.deep.equal([{ n: 9 }]);
     expect(relay.connections()).to.equal(before);
+  });
+});
+
+describe('statement deadlines (src/db/statement-deadline.ts)', () => {
+  const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('fires each deadline once when due, never a cancelled one, and reuses no slot twice', async () => {
+    const fired: string[] = [];
+    const early = watch(0, () => fired.push('early'));
+    const cancelled = watch(0, () => fired.push('cancelled'));
+    cancel(cancelled);
+    // A second cancel must not free the slot again: two later deadlines would share it.
+    cancel(cancelled);
+    const later = [watch(0, () => fired.push('b')), watch(0, () => fired.push('c')), watch(60_000, () => fired.push('not yet'))];
+    await settle(600);
+    expect(fired.sort()).to.deep.equal(['b', 'c', 'early']);
+    expect(early.slot).to.equal(-1);
+    expect(later[2]!.slot).to.be.at.least(0);
+    cancel(later[2]!);
+    // Expired deadlines are cancelled by the sweep: cancelling one after it fired changes nothing.
+    cancel(early);
+    const again = watch(0, () => fired.push('again'));
+    await settle(600);
+    expect(fired).to.include('again');
+    expect(again.slot).to.equal(-1);
   });
 });
