@@ -347,7 +347,6 @@ async function flood(service, kinds, results) {
   const capacity = results.rounds.length ? median(results.rounds.map((r) => r.service.rps)) : 600;
   const rate = Math.max(20, Math.round(capacity / 4));
   const url = `http://127.0.0.1:${service.port}`;
-  const pairs = opts.quick ? 1 : 3;
   if (!results.rounds.length) await closedLoop({ url, next: mixSequence(kinds, 1), tokens, connections, seconds: warmup });
   log(`flood: query mix paced at ${rate} req/s, ${pairs} x (${seconds} s idle, ${seconds} s during a flood of registrations from 32 connections)`);
   const tag = Date.now().toString(36);
