@@ -341,7 +341,8 @@ async function sqliteBench(results) {
 /**
  * Query latency at a quarter of the service's capacity, idle and during a flood of
  * registrations, alternating idle/flood windows like the A/B rounds (other work on the
- * machine moves a single window's p99 a lot); the ratio is the median over the pairs.
+ * machine moves a single window's p99 a lot); `--pairs` of them, as for the kinds; the ratio
+ * is the median over the pairs.
  */
 async function flood(service, kinds, results) {
   const capacity = results.rounds.length ? median(results.rounds.map((r) => r.service.rps)) : 600;

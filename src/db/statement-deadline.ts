@@ -6,7 +6,6 @@
 // statement: that timer, and the options object its `timeout` needs, cost about 5 µs of the
 // ~230 µs of main-thread CPU of an idIn request in the bench's profile (scripts/bench/README.md).
 // So a deadline fires up to one sweep late.
-
 //
 // The statements in flight sit in an array of slots, each cleared the moment its statement
 // settles, not in a Set: with a Set, each request's rows, closures and promise reached the
@@ -25,7 +24,7 @@ export interface Deadline {
 const slots: (Deadline | undefined)[] = [];
 /** Indexes of empty slots, reused before the array grows: it holds as many as were ever in flight at once. */
 const freeSlots: number[] = [];
-let pending = 0;
+const nonePending = (): boolean => freeSlots.length === slots.length;
 let sweeper: NodeJS.Timeout | undefined;
 
 function sweep(): void {
@@ -39,7 +38,7 @@ function sweep(): void {
       // One deadline's failure must not stop the sweep, nor surface as an error in a timer.
     }
   }
-  if (pending === 0) {
+  if (nonePending()) {
     clearInterval(sweeper);
     sweeper = undefined;
   }
@@ -50,7 +49,6 @@ export function watch(afterMs: number, expire: () => void): Deadline {
   const slot = freeSlots.pop() ?? slots.push(undefined) - 1;
   const deadline: Deadline = { at: performance.now() + afterMs, expire, slot };
   slots[slot] = deadline;
-  pending++;
   // Unreferenced: a statement in flight keeps the process alive through its socket anyway.
   sweeper ??= setInterval(sweep, sweepMs).unref();
   return deadline;
@@ -62,5 +60,4 @@ export function cancel(deadline: Deadline): void {
   slots[deadline.slot] = undefined;
   freeSlots.push(deadline.slot);
   deadline.slot = -1;
-  pending--;
 }
