@@ -99,6 +99,15 @@ export function cpuSeconds(pid) {
   }
 }
 
+/** The pids of a process's children (the service's password-hashing process). */
+export function childPids(pid) {
+  try {
+    return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
 /** The pid of the MySQL/MariaDB server behind `conn`, if it runs on this machine (its pid file is readable). */
 export async function mysqldPid(conn) {
   try {

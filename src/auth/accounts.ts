@@ -7,7 +7,8 @@ import type { Principal } from './roles.js';
 import { createAccessTokens, type AccessTokenClaims } from './access-tokens.js';
 import type { AccountsContext } from './accounts-context.js';
 import { bootstrapAdmin } from './bootstrap-admin.js';
-import { createScryptHasher, dummyHash, limitHasher, type PasswordHasher } from './password-hasher.js';
+import { dummyHash, limitHasher, type PasswordHasher } from './password-hasher.js';
+import { createProcessHasher } from './process-hasher.js';
 import { dialectOf } from '../db/dialect.js';
 import { createMemoryRateLimiter, type RateLimiter } from './rate-limiter.js';
 import { createSharedRateLimiter } from './shared-rate-limiter.js';
@@ -39,7 +40,9 @@ export function createAccounts(deps: Deps, options: AccountsOptions = {}): Accou
   // embedded SQLite file serves one node, which counts in memory (design.md §12).
   const limiter = (bucket: string, limit: number) =>
     dialectOf(db) === 'mysql' ? createSharedRateLimiter(db, bucket, limit, clock) : createMemoryRateLimiter(limit, clock);
-  const hasher = limitHasher(options.hasher ?? createScryptHasher(config.scrypt), config.hashConcurrency, config.hashQueue);
+  // scrypt runs in a child process at the lowest CPU priority, so that hashing yields the
+  // CPU to queries (design.md §5).
+  const hasher = limitHasher(options.hasher ?? createProcessHasher(config.scrypt, config.hashConcurrency), config.hashConcurrency, config.hashQueue);
   const ctx: AccountsContext = {
     deps,
     hasher,
@@ -58,7 +61,7 @@ export function createAccounts(deps: Deps, options: AccountsOptions = {}): Accou
       const result = await bootstrapAdmin(ctx.createUserContext, config);
       if (result !== 'skipped') deps.logger.info({ event: 'auth.bootstrap-admin', result }, `admin user ${result}`);
     },
-    // Nothing runs in the background: the limiters sweep on use, hashing is per request.
-    close: async () => {},
+    // The limiters sweep on use; the one thing to stop is the hashing process.
+    close: async () => hasher.close?.(),
   };
 }

@@ -20,6 +20,8 @@ export interface PasswordHasher {
   /** A self-describing hash (parameters and salt inside), base64. */
   hash(password: string): Promise<string>;
   verify(hash: string, password: string): Promise<boolean>;
+  /** Stops what the hasher runs in the background, if anything. */
+  close?(): Promise<void>;
 }
 
 export function createScryptHasher(params: ScryptParams): PasswordHasher {
@@ -49,6 +51,7 @@ export function limitHasher(inner: PasswordHasher, concurrency: number, queue: n
   return {
     hash: (password) => run(() => inner.hash(password)),
     verify: (hash, password) => run(() => inner.verify(hash, password)),
+    close: async () => inner.close?.(),
   };
 }
 
