@@ -42,7 +42,8 @@ export function createAccounts(deps: Deps, options: AccountsOptions = {}): Accou
     dialectOf(db) === 'mysql' ? createSharedRateLimiter(db, bucket, limit, clock) : createMemoryRateLimiter(limit, clock);
   // scrypt runs in a child process at the lowest CPU priority, so that hashing yields the
   // CPU to queries (design.md §5).
-  const hasher = limitHasher(options.hasher ?? createProcessHasher(config.scrypt, config.hashConcurrency), config.hashConcurrency, config.hashQueue);
+  const lost = (reason: string) => deps.logger.error({ event: 'auth.hasher-lost' }, reason);
+  const hasher = limitHasher(options.hasher ?? createProcessHasher(config.scrypt, config.hashConcurrency, lost), config.hashConcurrency, config.hashQueue);
   const ctx: AccountsContext = {
     deps,
     hasher,

@@ -1,12 +1,13 @@
 // A PasswordHasher whose scrypt runs in a child process at the lowest CPU priority
 // (hash-process.ts; design.md §5). The child is started on the first hash, not at start-up,
-// and again after it dies; a hash in flight when it dies fails (a 500), the next one gets
-// a new child. Between requests the channel is unref'd, so an idle child never keeps the
-// service's process alive.
+// and again after it dies; a hash in flight when it dies fails with a 503 (try again), the
+// next one gets a new child. Between requests the channel is unref'd, so an idle child
+// never keeps the service's process alive.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { hashingBusy } from './auth-errors.js';
 import type { PasswordHasher, ScryptParams } from './password-hasher.js';
 
 type HashCall = { readonly op: 'hash'; readonly password: string } | { readonly op: 'verify'; readonly hash: string; readonly password: string };
@@ -34,15 +35,16 @@ export function lowPriorityLauncher(pathVariable: string | undefined): readonly 
 }
 
 /**
- * The child's whole environment: none of the service's (its secrets included). One libuv
- * thread per hash the semaphore lets run, so none waits inside the child. glibc keeps the
- * 32 MiB each hash needs mapped between hashes instead of mapping it anew: 8,000 page faults
- * less a hash, a third less system time under a flood (design.md §5).
+ * The child's whole environment: none of the service's (its secrets included). glibc keeps
+ * the 32 MiB a hash needs mapped between hashes instead of mapping it anew: 8,000 page faults
+ * less a hash, a third less system time under a flood (design.md §5). It keeps it per libuv
+ * thread, so the pool has exactly one thread per hash the semaphore lets run: with libuv's
+ * default of 4, one hash at a time kept 4 buffers (180 MB peak instead of about 80).
  */
 function childEnv(concurrency: number): NodeJS.ProcessEnv {
   return {
     PATH: process.env['PATH'] ?? '/usr/bin:/bin',
-    UV_THREADPOOL_SIZE: String(Math.min(1024, Math.max(4, concurrency))),
+    UV_THREADPOOL_SIZE: String(Math.min(1024, concurrency)),
     GLIBC_TUNABLES: 'glibc.malloc.mmap_threshold=134217728:glibc.malloc.trim_threshold=1073741824',
   };
 }
@@ -56,10 +58,11 @@ export interface ProcessHasher extends PasswordHasher {
 /** A running child and the answers it owes. */
 interface Child {
   readonly process: ChildProcess;
-  readonly pending: Map<number, { resolve: (value: string | boolean) => void; reject: (err: Error) => void }>;
+  readonly pending: Map<number, { resolve: (value: string | boolean) => void; reject: (err: unknown) => void }>;
 }
 
-export function createProcessHasher(params: ScryptParams, concurrency: number): ProcessHasher {
+/** `onLost` hears why a child died with hashes in flight (the service logs it). */
+export function createProcessHasher(params: ScryptParams, concurrency: number, onLost: (reason: string) => void = () => {}): ProcessHasher {
   let current: Child | undefined;
   let nextId = 1;
 
@@ -77,7 +80,9 @@ export function createProcessHasher(params: ScryptParams, concurrency: number): 
     });
     const lost = (reason: string) => {
       if (current === child) current = undefined;
-      for (const p of child.pending.values()) p.reject(new Error(`password hashing process ${reason}`));
+      if (child.pending.size === 0) return;
+      onLost(`password hashing process ${reason} with ${child.pending.size} hashes in flight`);
+      for (const p of child.pending.values()) p.reject(hashingBusy());
       child.pending.clear();
     };
     c.on('exit', (code, signal) => lost(`exited (${signal ?? code})`));

@@ -1,6 +1,7 @@
 // Register over HTTP on the real app: the 200 body, case-insensitive 409s, the race of
 // 20 registrations of one name, sign-in after every 200, rate limit and hash bound.
 import { expect } from 'chai';
+import fs from 'node:fs';
 import fc from 'fast-check';
 import type { Dialect } from '../../src/db/dialect.js';
 import { freshWindowClock } from '../support/clock.js';
@@ -131,6 +132,34 @@ forEachDialect('auth Register limits over HTTP', (dialect: Dialect) => {
       expect(refused[0]!.body.responseStatus.errorCode).to.equal('ServiceUnavailable');
       expect(refused[0]!.headers.get('retry-after')).to.equal('1');
       expect(statuses.every((x) => x === 200 || x === 503)).to.equal(true);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('answers 503 when the hashing process dies mid-hash, writes no user, logs why, and the next registration gets a new one', async function () {
+    if (!fs.existsSync(`/proc/${process.pid}/task/${process.pid}/children`)) this.skip();
+    const s = await startServer({ dialect, env: { SCRYPT_LOG_N: '16' } });
+    const hashingChild = () =>
+      fs.readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
+        .find((pid) => { try { return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('hash-process.js'); } catch { return false; } });
+    try {
+      const answer = s.request('POST', '/register', { json: { userName: 'cut.short', password: 'correct-horse' } });
+      let child: number | undefined;
+      for (let i = 0; i < 100 && !(child = hashingChild()); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      process.kill(child!, 'SIGKILL');
+      const r = await answer;
+      expect(r.status).to.equal(503);
+      expect(r.body.responseStatus.errorCode).to.equal('ServiceUnavailable');
+      expect(r.headers.get('retry-after')).to.equal('1');
+      expect(await s.db('app_user').where({ user_name: 'cut.short' }).first()).to.equal(undefined);
+      expect(s.logs().map((l) => JSON.parse(l)).filter((l) => l.event === 'auth.hasher-lost').map((l) => l.msg)).to.deep.equal([
+        'password hashing process exited (SIGKILL) with 1 hashes in flight',
+      ]);
+      const again = await s.request('POST', '/register', { json: { userName: 'cut.short', password: 'correct-horse' } });
+      expect(again.status).to.equal(200);
+      expect(hashingChild()).to.be.a('number').and.not.equal(child);
     } finally {
       await s.close();
     }
