@@ -3,7 +3,8 @@
 // Writes scripts/bench/results.json and results.svg; prints a summary.
 //
 //   node scripts/bench/run.mjs [--rounds 5] [--seconds 10] [--connections 16] [--warmup 10]
-//                              [--pairs 5] [--kind-seconds 4] [--only mix,kinds,sqlite,scale,flood]
+//                              [--pairs 7] [--kind-seconds 4] [--flood-windows 5]
+//                              [--only mix,kinds,sqlite,scale,flood]
 //                              [--quick] [--profile] [--profile-kind point] [--engine mysql|sqlite]
 //                              [--kinds point,files] [--flood-rate N] [--service-env K=V,...]
 // `kinds` times each kind of the mix alone (rounds of that kind only, the two sides
@@ -53,7 +54,11 @@ const { values: opts } = parseArgs({
     connections: { type: 'string', default: '16' },
     warmup: { type: 'string', default: '10' },
     only: { type: 'string', default: 'mix,kinds,sqlite,scale,flood' },
-    pairs: { type: 'string', default: '5' },
+    // 7 pairs per kind, not the 5 the targets ask for at least: on this 2-core VM one pair's
+    // ratio moves by ±20 % with the machine's own speed (every process's CPU per request rises
+    // and falls together), and the median of 7 holds still better (scripts/bench/README.md).
+    pairs: { type: 'string', default: '7' },
+    'flood-windows': { type: 'string', default: '5' },
     'kind-seconds': { type: 'string', default: '4' },
     'profile-kind': { type: 'string', default: '' },
     // The kinds `kinds` times alone, e.g. --kinds point,files (default: every kind).
@@ -74,6 +79,7 @@ const warmup = opts.quick ? 2 : Number(opts.warmup);
 const connections = Number(opts.connections);
 const pairs = opts.quick ? 2 : Number(opts.pairs);
 const kindSeconds = opts.quick ? 3 : Number(opts['kind-seconds']);
+const floodWindows = opts.quick ? 2 : Number(opts['flood-windows']);
 const sqliteFile = new URL('bench.sqlite', out).pathname;
 const only = new Set(opts.only.split(','));
 
@@ -342,18 +348,18 @@ async function sqliteBench(results) {
 /**
  * Query latency at a quarter of the service's capacity, idle and during a flood of
  * registrations, alternating idle/flood windows like the A/B rounds (other work on the
- * machine moves a single window's p99 a lot); `--pairs` of them, as for the kinds; the ratio
- * is the median over the pairs.
+ * machine moves a single window's p99 a lot); `--flood-windows` of them; the ratio is the
+ * median over the pairs.
  */
 async function flood(service, kinds, results) {
   const url = `http://127.0.0.1:${service.port}`;
   const rate = Number(opts['flood-rate']) || Math.max(20, Math.round((await mixCapacity(url, kinds, results)) / 4));
-  log(`flood: query mix paced at ${rate} req/s, ${pairs} x (${seconds} s idle, ${seconds} s during a flood of registrations from 32 connections)`);
+  log(`flood: query mix paced at ${rate} req/s, ${floodWindows} x (${seconds} s idle, ${seconds} s during a flood of registrations from 32 connections)`);
   const tag = Date.now().toString(36);
   let n = 0;
   const windows = [];
   const registrations = [];
-  for (let i = 0; i < pairs; i++) {
+  for (let i = 0; i < floodWindows; i++) {
     const idle = await paced({ url, next: mixSequence(kinds, 7 + i), tokens, rate, seconds });
     const floodRun = closedLoop({
       url,
@@ -496,7 +502,7 @@ async function mainRun() {
     serviceEnv: { ...serviceEnv('(url)'), JWT_SECRET: '(bench secret)' },
     serviceNodeFlags: deployedNodeFlags,
     machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version, mysql: await mysqlFacts() },
-    config: { rounds, seconds, connections, warmup, pairs, kindSeconds, sizes: main, mix: Object.keys(mixKinds(main)) },
+    config: { rounds, seconds, connections, warmup, pairs, kindSeconds, floodWindows, sizes: main, mix: Object.keys(mixKinds(main)) },
     seed: {},
     rounds: [],
     median: undefined,
