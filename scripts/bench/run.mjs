@@ -348,8 +348,8 @@ async function sqliteBench(results) {
 /**
  * Query latency at a quarter of the service's capacity, idle and during a flood of
  * registrations, alternating idle/flood windows like the A/B rounds (other work on the
- * machine moves a single window's p99 a lot); `--flood-windows` of them; the ratio is the
- * median over the pairs.
+ * machine moves a single window's p99 a lot); `--flood-windows` pairs of them; the ratio
+ * is the median over the pairs.
  */
 async function flood(service, kinds, results) {
   const url = `http://127.0.0.1:${service.port}`;

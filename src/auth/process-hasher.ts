@@ -58,7 +58,24 @@ export interface ProcessHasher extends PasswordHasher {
 /** A running child and the answers it owes. */
 interface Child {
   readonly process: ChildProcess;
-  readonly pending: Map<number, { resolve: (value: string | boolean) => void; reject: (err: unknown) => void }>;
+  readonly pending: Map<number, Pending>;
+}
+
+interface Pending {
+  resolve(value: string | boolean): void;
+  reject(err: unknown): void;
+}
+
+/**
+ * Removes the answer owed for `id`, if still owed; with none left owed, the channel stops
+ * keeping the service's process alive (whether the answer came or the request never left).
+ */
+function take(child: Child, id: number): Pending | undefined {
+  const p = child.pending.get(id);
+  if (!p) return undefined;
+  child.pending.delete(id);
+  if (child.pending.size === 0) child.process.channel?.unref();
+  return p;
 }
 
 /** `onLost` hears why a child died with hashes in flight (the service logs it). */
@@ -71,12 +88,10 @@ export function createProcessHasher(params: ScryptParams, concurrency: number, o
     const c = spawn(command, [...args, process.execPath, entry, JSON.stringify(params)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: childEnv(concurrency) });
     const child: Child = { process: c, pending: new Map() };
     c.on('message', (reply: HashReply) => {
-      const p = child.pending.get(reply.id);
+      const p = take(child, reply.id);
       if (!p) return;
-      child.pending.delete(reply.id);
       if ('error' in reply) p.reject(new Error(`password hashing failed: ${reply.error}`));
       else p.resolve(reply.value);
-      if (child.pending.size === 0) c.channel?.unref();
     });
     const lost = (reason: string) => {
       if (current === child) current = undefined;
@@ -98,7 +113,7 @@ export function createProcessHasher(params: ScryptParams, concurrency: number, o
       child.pending.set(id, { resolve, reject });
       child.process.channel?.ref();
       child.process.send({ ...request, id }, (err) => {
-        if (err && child.pending.delete(id)) reject(err);
+        if (err && take(child, id)) reject(err);
       });
     });
 
