@@ -25,15 +25,18 @@ const headersFor = (r, tokens) => ({
   ...(r.body !== undefined ? { 'Content-Type': 'application/json' } : {}),
 });
 
-/** Runs `next()`'s requests against `url` for `seconds` on `connections` connections. */
-export async function closedLoop({ url, next, tokens, connections, seconds }) {
+/**
+ * Runs `next()`'s requests against `url` for `seconds` on `connections` connections; or,
+ * given `amount`, exactly that many requests however long they take.
+ */
+export async function closedLoop({ url, next, tokens, connections, seconds, amount }) {
   const latencies = [];
   const byKind = new Map();
   const statuses = {};
   const instance = autocannon({
     url,
     connections,
-    duration: seconds,
+    ...(amount === undefined ? { duration: seconds } : { amount }),
     timeout: 30,
     requests: [
       {

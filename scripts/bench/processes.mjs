@@ -43,23 +43,25 @@ function ready(port) {
 
 /**
  * Starts `node <args>` with `env` added, logging to `logFile`, and waits for /ready.
- * Returns { child, port, readyMs }.
+ * `wrapper` runs node under another program (`valgrind --tool=callgrind ...`), whose pid
+ * is then node's own. Returns { child, port, readyMs }.
  */
-export async function startNode({ args, env, logFile, port, nodeOptions = [] }) {
+export async function startNode({ args, env, logFile, port, nodeOptions = [], wrapper = [], readyWithinMs = 30_000 }) {
   const log = fs.openSync(logFile, 'w');
   const started = performance.now();
-  const child = spawn(process.execPath, [...nodeOptions, ...args], { env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', log, log] });
+  const command = [...wrapper, process.execPath, ...nodeOptions, ...args];
+  const child = spawn(command[0], command.slice(1), { env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', log, log] });
   fs.closeSync(log);
   children.add(child);
   child.once('exit', () => children.delete(child));
-  const deadline = started + 30_000;
+  const deadline = started + readyWithinMs;
   while (performance.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited with ${child.exitCode}; see ${logFile}`);
     if (await ready(port)) return { child, port, readyMs: Math.round(performance.now() - started) };
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
   child.kill('SIGKILL');
-  throw new Error(`${args.join(' ')} was not ready within 30 s; see ${logFile}`);
+  throw new Error(`${args.join(' ')} was not ready within ${readyWithinMs / 1000} s; see ${logFile}`);
 }
 
 /** SIGTERM, then SIGKILL after `graceMs`; resolves once the child has exited. */

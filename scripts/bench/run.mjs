@@ -4,15 +4,19 @@
 //
 //   node scripts/bench/run.mjs [--rounds 5] [--seconds 10] [--connections 16] [--warmup 10]
 //                              [--pairs 7] [--kind-seconds 4] [--flood-windows 5]
-//                              [--only mix,kinds,sqlite,scale,flood]
+//                              [--only mix,kinds,sqlite,scale,flood,instructions]
 //                              [--quick] [--profile] [--profile-kind point] [--engine mysql|sqlite]
 //                              [--kinds point,files] [--flood-rate N] [--service-env K=V,...]
+//                              [--instruction-requests 1000]
 // `kinds` times each kind of the mix alone (rounds of that kind only, the two sides
 // alternating); `sqlite` runs the mix and every kind again with both servers on a 1M-row
-// SQLite file. --profile runs one round (of the mix, or of --profile-kind alone) against
-// each side under --cpu-prof, on --engine, and prints the CPU each layer (socket writes,
-// node, knex, our code...) costs per request on each; the .cpuprofile files stay in
-// scripts/bench/out/, for Chrome DevTools.
+// SQLite file. `--only instructions` (not in the default run: about 25 minutes) counts,
+// under callgrind, the instructions each server executes per request of each kind on both
+// engines (instructions.mjs): the same count however fast the machine runs. --profile
+// runs one round (of the mix, or of --profile-kind alone) against each side under
+// --cpu-prof, on --engine, and prints the CPU each layer (socket writes, node, knex, our
+// code...) costs per request on each; the .cpuprofile files stay in scripts/bench/out/,
+// for Chrome DevTools.
 // MYSQL_URL (default mysql://root@127.0.0.1:3306/test) names the server; the bench uses
 // its own databases impianti_bench (1M rows), impianti_bench_100k and impianti_bench_10k.
 import fs from 'node:fs';
@@ -26,6 +30,7 @@ import { indexedKind, mixKinds, mixSequence } from './mix.mjs';
 import { childPids, cpuSeconds, freePort, mysqldPid, peakRssMb, startNode, stop } from './processes.mjs';
 import { connectionOf, seedDatabase, seedSqlite } from './seed.mjs';
 import { summarizeProfile } from './profile.mjs';
+import { callgrindWrapper, checkValgrind, countWindows } from './instructions.mjs';
 
 const root = new URL('../../', import.meta.url);
 const here = new URL('./', import.meta.url);
@@ -71,6 +76,8 @@ const { values: opts } = parseArgs({
     'flood-rate': { type: 'string', default: '' },
     // Extra service environment for experiments: --service-env HASH_CONCURRENCY=1,UV_THREADPOOL_SIZE=6
     'service-env': { type: 'string', default: '' },
+    // Requests counted per kind and side under callgrind (after the mix and the kind warmed it).
+    'instruction-requests': { type: 'string', default: '1000' },
   },
 });
 const rounds = opts.quick ? 2 : Number(opts.rounds);
@@ -135,7 +142,8 @@ const deployedNodeFlags = JSON.parse(fs.readFileSync(new URL('package.json', roo
   .scripts.start.split(/\s+/)
   .filter((arg) => arg.startsWith('--'));
 
-async function startService(databaseUrl, name, extra = {}, nodeOptions = []) {
+/** `launch`: startNode's `wrapper` and `readyWithinMs`, for a server run under callgrind. */
+async function startService(databaseUrl, name, extra = {}, nodeOptions = [], launch = {}) {
   const port = await freePort();
   return startNode({
     args: [new URL('dist/src/main.js', appRoot).pathname],
@@ -143,13 +151,14 @@ async function startService(databaseUrl, name, extra = {}, nodeOptions = []) {
     logFile: new URL(`${name}.log`, out).pathname,
     port,
     nodeOptions: [...deployedNodeFlags, ...nodeOptions],
+    ...launch,
   });
 }
 
 /** `database`: { DATABASE_URL } or { SQLITE_FILE }. */
-async function startBaseline(database, nodeOptions = []) {
+async function startBaseline(database, nodeOptions = [], launch = {}) {
   const port = await freePort();
-  return startNode({ args: [new URL('baseline.mjs', here).pathname], env: { ...database, JWT_SECRET: secret, HOST: '127.0.0.1', NODE_ENV: 'production' }, logFile: new URL('baseline.log', out).pathname, port, nodeOptions });
+  return startNode({ args: [new URL('baseline.mjs', here).pathname], env: { ...database, JWT_SECRET: secret, HOST: '127.0.0.1', NODE_ENV: 'production' }, logFile: new URL('baseline.log', out).pathname, port, nodeOptions, ...launch });
 }
 
 /** Both servers must give the same answers, or the comparison means nothing. */
@@ -346,6 +355,61 @@ async function sqliteBench(results) {
 }
 
 /**
+ * Instructions per request of each kind on each engine (instructions.mjs): both servers under
+ * callgrind, started afresh for each kind, warmed as the closed-loop rounds warm them (the
+ * mix, then the kind), then three windows of `--instruction-requests` requests of the kind
+ * counted. The two sides run at once: a count does not depend on what else runs.
+ */
+async function instructionBench(mainUrl, results) {
+  log(`instructions: ${await checkValgrind()}`);
+  results.seed.sqlite = await seedSqlite(sqliteFile, main, { root: appRoot, log: (m) => log(`seed sqlite: ${m}`) });
+  const kinds = mixKinds(main);
+  const names = opts.kinds ? opts.kinds.split(',') : Object.keys(kinds);
+  const counted = Number(opts['instruction-requests']);
+  // Seconds of the mix, then of the kind, before counting three windows of the kind
+  // (instructions.mjs). Under callgrind a cheap request takes some 50 times as long, and
+  // with less warm-up the count still held V8's compiling (a `point` request counted
+  // 1.7-2.0 M instructions after 1,300 requests, 0.6 M after 10,000).
+  const warm = { mixSeconds: 30, kindSeconds: 20 };
+  // Four connections, fewer than the pool's ten: under callgrind a request that waited for a
+  // pooled connection behind 15 others outlived the pool's acquire timeout (a 503).
+  const loadConnections = 4;
+  // callgrind_control finds a process by USER and HOST; the servers run with HOST=127.0.0.1.
+  const controlEnv = { ...process.env, HOST: '127.0.0.1' };
+  const windows = 3;
+  const instructions = { requests: counted, windows, connections: loadConnections, warmup: warm, mysql: {}, sqlite: {} };
+  for (const engine of ['mysql', 'sqlite']) {
+    for (const name of names) {
+      const file = (side) => new URL(`callgrind-${side}.out`, out).pathname;
+      // A dump is <file>.<n>, numbered from 1 in each process: none may be left from the last kind.
+      for (const f of fs.readdirSync(out)) if (/^callgrind-\w+\.out/.test(f)) fs.rmSync(new URL(f, out));
+      const launch = (side) => ({ wrapper: callgrindWrapper(file(side)), readyWithinMs: 180_000 });
+      const service = engine === 'mysql'
+        ? await startService(mainUrl, 'callgrind-service', {}, [], launch('service'))
+        : await startService('', 'callgrind-service', { SQLITE_FILE: sqliteFile }, [], launch('service'));
+      const baseline = await startBaseline(engine === 'mysql' ? { DATABASE_URL: mainUrl } : { SQLITE_FILE: sqliteFile }, [], launch('baseline'));
+      const sides = { service, baseline };
+      const count = async (side) => {
+        await closedLoop({ url: `http://127.0.0.1:${sides[side].port}`, next: mixSequence(kinds, 1), tokens, connections: loadConnections, seconds: warm.mixSeconds });
+        await closedLoop({ url: `http://127.0.0.1:${sides[side].port}`, next: mixSequence(kinds, 2, [name]), tokens, connections: loadConnections, seconds: warm.kindSeconds });
+        let seed = 3;
+        const counts = await countWindows(sides[side], controlEnv, file(side), async () => {
+          const r = await closedLoop({ url: `http://127.0.0.1:${sides[side].port}`, next: mixSequence(kinds, seed++, [name]), tokens, connections: loadConnections, amount: counted });
+          if (r.statuses['200'] !== counted) throw new Error(`${engine} ${name} ${side} under callgrind: ${JSON.stringify(r.statuses)}, errors ${r.errors}`);
+          return counted;
+        }, windows);
+        await stop(sides[side].child);
+        return counts;
+      };
+      const [a, b] = await Promise.all([count('service'), count('baseline')]);
+      instructions[engine][name] = { service: a.perRequest, baseline: b.perRequest, ratio: ratio(a.perRequest, b.perRequest), windows: { service: a.windows, baseline: b.windows } };
+      log(`instructions ${engine} ${name}: service ${a.perRequest} a request (windows ${a.windows.join(', ')}), baseline ${b.perRequest} (${b.windows.join(', ')}), ratio ${ratio(a.perRequest, b.perRequest)}`);
+    }
+  }
+  results.instructions = instructions;
+}
+
+/**
  * Query latency at a quarter of the service's capacity, idle and during a flood of
  * registrations, alternating idle/flood windows like the A/B rounds (other work on the
  * machine moves a single window's p99 a lot); `--flood-windows` pairs of them; the ratio
@@ -521,6 +585,7 @@ async function mainRun() {
   if (opts.profile && opts.engine === 'sqlite') await sqliteBench(results);
   else if (only.has('mix') || only.has('kinds') || only.has('flood') || opts.profile) await mixBench(urls['1M'], results);
   if (!opts.profile && only.has('sqlite')) await sqliteBench(results);
+  if (!opts.profile && only.has('instructions')) await instructionBench(urls['1M'], results);
   if (opts.profile) {
     const summaryFile = new URL('profile.json', out);
     fs.writeFileSync(summaryFile, JSON.stringify(results.profile, null, 2) + '\n');
@@ -555,6 +620,13 @@ function printSummary(results) {
     for (const [name, k] of Object.entries(kinds)) {
       const f = (x, w) => String(x).padStart(w);
       console.log(name.padEnd(20), f(k.service.rps, 13), f(k.service.p99, 7), f(k.service.serverCpuMs, 7), '|', f(k.baseline.rps, 14), f(k.baseline.p99, 7), f(k.baseline.serverCpuMs, 7), '|', f(k.ratio.rps, 6), f(k.ratio.p99, 6), f(k.ratio.serverCpu, 6));
+    }
+  }
+  if (results.instructions) {
+    console.log(`\nInstructions per request under callgrind (user space, every thread; ${results.instructions.windows} x ${results.instructions.requests} requests of each kind, after a warm-up):`);
+    console.log('kind'.padEnd(20), 'engine'.padEnd(7), 'service'.padStart(10), 'baseline'.padStart(10), 'ratio'.padStart(7));
+    for (const engine of ['mysql', 'sqlite']) {
+      for (const [name, k] of Object.entries(results.instructions[engine])) console.log(name.padEnd(20), engine.padEnd(7), String(k.service).padStart(10), String(k.baseline).padStart(10), String(k.ratio).padStart(7));
     }
   }
   if (results.sqlite?.median) console.log(`SQLite mix median ratios: req/s ${results.sqlite.median.rps}, p99 ${results.sqlite.median.p99}`);
