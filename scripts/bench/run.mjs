@@ -10,7 +10,7 @@
 //                              [--instruction-requests 1000]
 // `kinds` times each kind of the mix alone (rounds of that kind only, the two sides
 // alternating); `sqlite` runs the mix and every kind again with both servers on a 1M-row
-// SQLite file. `--only instructions` (not in the default run: about 25 minutes) counts,
+// SQLite file. `--only instructions` (not in the default run: about 30 minutes) counts,
 // under callgrind, the instructions each server executes per request of each kind on both
 // engines (instructions.mjs): the same count however fast the machine runs. --profile
 // runs one round (of the mix, or of --profile-kind alone) against each side under
