@@ -20,7 +20,7 @@ export function checkValgrind() {
   });
 }
 
-/** The wrapper that runs a server under callgrind with counting off until `countFrom`. */
+/** The command prefix that runs a server under callgrind, counting nothing until countWindows turns it on. */
 export function callgrindWrapper(outFile) {
   return ['valgrind', '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${outFile}`];
 }

@@ -76,7 +76,7 @@ const { values: opts } = parseArgs({
     'flood-rate': { type: 'string', default: '' },
     // Extra service environment for experiments: --service-env HASH_CONCURRENCY=1,UV_THREADPOOL_SIZE=6
     'service-env': { type: 'string', default: '' },
-    // Requests counted per kind and side under callgrind (after the mix and the kind warmed it).
+    // Requests in each of the three windows counted per kind and side under callgrind.
     'instruction-requests': { type: 'string', default: '1000' },
   },
 });
@@ -390,11 +390,12 @@ async function instructionBench(mainUrl, results) {
       const baseline = await startBaseline(engine === 'mysql' ? { DATABASE_URL: mainUrl } : { SQLITE_FILE: sqliteFile }, [], launch('baseline'));
       const sides = { service, baseline };
       const count = async (side) => {
-        await closedLoop({ url: `http://127.0.0.1:${sides[side].port}`, next: mixSequence(kinds, 1), tokens, connections: loadConnections, seconds: warm.mixSeconds });
-        await closedLoop({ url: `http://127.0.0.1:${sides[side].port}`, next: mixSequence(kinds, 2, [name]), tokens, connections: loadConnections, seconds: warm.kindSeconds });
+        const load = (next, length) => closedLoop({ url: `http://127.0.0.1:${sides[side].port}`, next, tokens, connections: loadConnections, ...length });
+        await load(mixSequence(kinds, 1), { seconds: warm.mixSeconds });
+        await load(mixSequence(kinds, 2, [name]), { seconds: warm.kindSeconds });
         let seed = 3;
         const counts = await countWindows(sides[side], controlEnv, file(side), async () => {
-          const r = await closedLoop({ url: `http://127.0.0.1:${sides[side].port}`, next: mixSequence(kinds, seed++, [name]), tokens, connections: loadConnections, amount: counted });
+          const r = await load(mixSequence(kinds, seed++, [name]), { amount: counted });
           if (r.statuses['200'] !== counted) throw new Error(`${engine} ${name} ${side} under callgrind: ${JSON.stringify(r.statuses)}, errors ${r.errors}`);
           return counted;
         }, windows);
