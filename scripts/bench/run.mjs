@@ -4,7 +4,7 @@
 //
 //   node scripts/bench/run.mjs [--rounds 5] [--seconds 10] [--connections 16] [--warmup 10]
 //                              [--pairs 7] [--kind-seconds 4] [--flood-windows 5]
-//                              [--only mix,kinds,sqlite,scale,flood,instructions]
+//                              [--only mix,kinds,sqlite,scale,flood,instructions,sidebyside]
 //                              [--quick] [--profile] [--profile-kind point] [--engine mysql|sqlite]
 //                              [--kinds point,files] [--flood-rate N] [--service-env K=V,...]
 //                              [--instruction-requests 1000]
@@ -12,7 +12,10 @@
 // alternating); `sqlite` runs the mix and every kind again with both servers on a 1M-row
 // SQLite file. `--only instructions` (not in the default run: about 30 minutes) counts,
 // under callgrind, the instructions each server executes per request of each kind on both
-// engines (instructions.mjs): the same count however fast the machine runs. --profile
+// engines (instructions.mjs): the same count however fast the machine runs.
+// `--only sidebyside` (not in the default run either: about 9 minutes) loads both servers
+// at once with each kind, on both engines, so that both run on the machine as it is at
+// that moment: their CPU per request compared without the machine's drift. --profile
 // runs one round (of the mix, or of --profile-kind alone) against each side under
 // --cpu-prof, on --engine, and prints the CPU each layer (socket writes, node, knex, our
 // code...) costs per request on each; the .cpuprofile files stay in scripts/bench/out/,
@@ -188,9 +191,9 @@ async function checkSameAnswers(kinds, servicePort, baselinePort) {
  * One closed-loop round against `side`, with the CPU each process of `pids` spent per
  * request: where the machine's two cores went.
  */
-async function measure(side, next, secs, pids) {
+async function measure(side, next, secs, pids, conns = connections) {
   const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSeconds(pid)]));
-  const r = await closedLoop({ url: `http://127.0.0.1:${side.port}`, next, tokens, connections, seconds: secs });
+  const r = await closedLoop({ url: `http://127.0.0.1:${side.port}`, next, tokens, connections: conns, seconds: secs });
   const requests = r.rps * secs;
   r.cpuMsPerRequest = Object.fromEntries(
     Object.entries(pids).filter(([, pid]) => pid !== undefined).map(([k, pid]) => [k, Math.round(((cpuSeconds(pid) - before[k]) * 1e6) / requests) / 1000]),
@@ -308,6 +311,48 @@ async function profileSides(sides, makeNext, mysqld, results) {
   }
 }
 
+/**
+ * Each kind with both sides loaded at once: `pairs` rounds of `kindSeconds`, half the
+ * connections on each side, the same requests on both. Alternating rounds give each side
+ * the machine alone, but on this kind of VM the machine's speed moves every process's CPU
+ * per request by up to half within seconds, and a pair's two rounds see different machines
+ * (scripts/bench/README.md, sixth session). Loaded together, the two servers share the
+ * cores and whatever the machine does in that window: their CPU per request compares the
+ * work each does for a request. Neither gets a core of its own, so req/s here is not the
+ * closed-loop figure the targets are set on.
+ */
+async function sideBySideRounds(sides, kinds, mysqld, label) {
+  const out_ = {};
+  const names = opts.kinds ? opts.kinds.split(',') : Object.keys(kinds);
+  const half = Math.max(1, Math.round(connections / 2));
+  // The same seed on both sides: the same requests in the same order.
+  const both = (name, seed, secs) => Promise.all(['service', 'baseline'].map((side) =>
+    measure(sides[side], mixSequence(kinds, seed, [name]), secs, { server: sides[side].child.pid }, half)));
+  for (const name of names) {
+    await both(name, 1, 2);
+    const list = [];
+    for (let i = 1; i <= pairs; i++) {
+      const [a, b] = await both(name, 300 + i, kindSeconds);
+      reportBad(`${name} service`, a);
+      reportBad(`${name} baseline`, b);
+      list.push({
+        service: { rps: a.rps, cpuMs: a.cpuMsPerRequest.server },
+        baseline: { rps: b.rps, cpuMs: b.cpuMsPerRequest.server },
+        ratio: { rps: ratio(a.rps, b.rps), serverCpu: ratio(a.cpuMsPerRequest.server, b.cpuMsPerRequest.server) },
+      });
+    }
+    const side = (k) => ({ rps: median(list.map((p) => p[k].rps)), serverCpuMs: median(list.map((p) => p[k].cpuMs)) });
+    out_[name] = {
+      service: side('service'), baseline: side('baseline'),
+      ratio: { rps: median(list.map((p) => p.ratio.rps)), serverCpu: median(list.map((p) => p.ratio.serverCpu)) },
+      rounds: list,
+    };
+    const k = out_[name];
+    log(`${label} side by side ${name}: service ${k.service.rps} req/s CPU ${k.service.serverCpuMs} ms | baseline ${k.baseline.rps} req/s CPU ${k.baseline.serverCpuMs} ms | ratios rps ${k.ratio.rps} cpu ${k.ratio.serverCpu} (${list.map((p) => p.ratio.serverCpu).join(' ')})`);
+  }
+  return out_;
+}
+
 const profiled = (side) => (opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${out.pathname}`, `--cpu-prof-name=${side}-mix.cpuprofile`] : []);
 const profileNext = (kinds) => (seed) => (opts['profile-kind'] ? mixSequence(kinds, seed, [opts['profile-kind']]) : mixSequence(kinds, seed));
 
@@ -331,6 +376,7 @@ async function mixBench(mainUrl, results) {
     results.rss.baselineUnderMixMb = peakRssMb(baseline.child.pid);
   }
   if (only.has('kinds')) results.kinds = await kindRounds(sides, kinds, mysqld, 'mysql');
+  if (only.has('sidebyside')) (results.sideBySide ??= {}).mysql = await sideBySideRounds(sides, kinds, mysqld, 'mysql');
   await stop(baseline.child);
   if (only.has('flood')) await flood(service, kinds, results);
   await stop(service.child);
@@ -347,9 +393,12 @@ async function sqliteBench(results) {
   const sides = { service, baseline };
   await checkSameAnswers(kinds, service.port, baseline.port);
   if (opts.profile) return profileSides(sides, profileNext(kinds), undefined, results);
-  const sqlite = { ...(await mixRounds(sides, kinds, undefined, 'sqlite mix')), kinds: await kindRounds(sides, kinds, undefined, 'sqlite') };
-  sqlite.rss = { serviceMb: peakRssMb(service.child.pid), baselineMb: peakRssMb(baseline.child.pid) };
-  results.sqlite = sqlite;
+  if (only.has('sqlite')) {
+    const sqlite = { ...(await mixRounds(sides, kinds, undefined, 'sqlite mix')), kinds: await kindRounds(sides, kinds, undefined, 'sqlite') };
+    sqlite.rss = { serviceMb: peakRssMb(service.child.pid), baselineMb: peakRssMb(baseline.child.pid) };
+    results.sqlite = sqlite;
+  }
+  if (only.has('sidebyside')) (results.sideBySide ??= {}).sqlite = await sideBySideRounds(sides, kinds, undefined, 'sqlite');
   await stop(baseline.child);
   await stop(service.child);
 }
@@ -584,8 +633,8 @@ async function mainRun() {
     results.seed[size.database] = stats;
   }
   if (opts.profile && opts.engine === 'sqlite') await sqliteBench(results);
-  else if (only.has('mix') || only.has('kinds') || only.has('flood') || opts.profile) await mixBench(urls['1M'], results);
-  if (!opts.profile && only.has('sqlite')) await sqliteBench(results);
+  else if (only.has('mix') || only.has('kinds') || only.has('flood') || only.has('sidebyside') || opts.profile) await mixBench(urls['1M'], results);
+  if (!opts.profile && (only.has('sqlite') || only.has('sidebyside'))) await sqliteBench(results);
   if (!opts.profile && only.has('instructions')) await instructionBench(urls['1M'], results);
   if (opts.profile) {
     const summaryFile = new URL('profile.json', out);
@@ -628,6 +677,13 @@ function printSummary(results) {
     console.log('kind'.padEnd(20), 'engine'.padEnd(7), 'service'.padStart(10), 'baseline'.padStart(10), 'ratio'.padStart(7));
     for (const engine of ['mysql', 'sqlite']) {
       for (const [name, k] of Object.entries(results.instructions[engine])) console.log(name.padEnd(20), engine.padEnd(7), String(k.service).padStart(10), String(k.baseline).padStart(10), String(k.ratio).padStart(7));
+    }
+  }
+  if (results.sideBySide) {
+    console.log(`\nEach kind with both servers loaded at once (medians of ${pairs} rounds; CPU = the server process, ms per request):`);
+    console.log('kind'.padEnd(20), 'engine'.padEnd(7), 'service CPU'.padStart(12), 'baseline CPU'.padStart(13), 'CPU ratio'.padStart(10), 'req/s ratio'.padStart(12));
+    for (const [engine, kinds] of Object.entries(results.sideBySide)) {
+      for (const [name, k] of Object.entries(kinds)) console.log(name.padEnd(20), engine.padEnd(7), String(k.service.serverCpuMs).padStart(12), String(k.baseline.serverCpuMs).padStart(13), String(k.ratio.serverCpu).padStart(10), String(k.ratio.rps).padStart(12));
     }
   }
   if (results.sqlite?.median) console.log(`SQLite mix median ratios: req/s ${results.sqlite.median.rps}, p99 ${results.sqlite.median.p99}`);
