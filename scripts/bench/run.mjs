@@ -321,7 +321,7 @@ async function profileSides(sides, makeNext, mysqld, results) {
  * work each does for a request. Neither gets a core of its own, so req/s here is not the
  * closed-loop figure the targets are set on.
  */
-async function sideBySideRounds(sides, kinds, mysqld, label) {
+async function sideBySideRounds(sides, kinds, label) {
   const out_ = {};
   const names = opts.kinds ? opts.kinds.split(',') : Object.keys(kinds);
   const half = Math.max(1, Math.round(connections / 2));
@@ -376,7 +376,7 @@ async function mixBench(mainUrl, results) {
     results.rss.baselineUnderMixMb = peakRssMb(baseline.child.pid);
   }
   if (only.has('kinds')) results.kinds = await kindRounds(sides, kinds, mysqld, 'mysql');
-  if (only.has('sidebyside')) (results.sideBySide ??= {}).mysql = await sideBySideRounds(sides, kinds, mysqld, 'mysql');
+  if (only.has('sidebyside')) (results.sideBySide ??= {}).mysql = await sideBySideRounds(sides, kinds, 'mysql');
   await stop(baseline.child);
   if (only.has('flood')) await flood(service, kinds, results);
   await stop(service.child);
@@ -398,7 +398,7 @@ async function sqliteBench(results) {
     sqlite.rss = { serviceMb: peakRssMb(service.child.pid), baselineMb: peakRssMb(baseline.child.pid) };
     results.sqlite = sqlite;
   }
-  if (only.has('sidebyside')) (results.sideBySide ??= {}).sqlite = await sideBySideRounds(sides, kinds, undefined, 'sqlite');
+  if (only.has('sidebyside')) (results.sideBySide ??= {}).sqlite = await sideBySideRounds(sides, kinds, 'sqlite');
   await stop(baseline.child);
   await stop(service.child);
 }
