@@ -241,6 +241,9 @@ async function mixRounds(sides, kinds, mysqld, label) {
   };
 }
 
+/** The kinds a per-kind phase times: `--kinds`, or every kind of the mix. */
+const kindNames = (kinds) => (opts.kinds ? opts.kinds.split(',') : Object.keys(kinds));
+
 /**
  * Each kind alone: `pairs` rounds of that kind only, the two sides alternating (each side
  * first in every other pair), so a kind the database answers cheaply shows what the
@@ -249,7 +252,7 @@ async function mixRounds(sides, kinds, mysqld, label) {
  */
 async function kindRounds(sides, kinds, mysqld, label) {
   const out_ = {};
-  const names = opts.kinds ? opts.kinds.split(',') : Object.keys(kinds);
+  const names = kindNames(kinds);
   for (const name of names) {
     const only_ = (seed) => mixSequence(kinds, seed, [name]);
     await measure(sides.service, only_(1), 2, pidsOf(sides.service, mysqld));
@@ -323,7 +326,7 @@ async function profileSides(sides, makeNext, mysqld, results) {
  */
 async function sideBySideRounds(sides, kinds, label) {
   const out_ = {};
-  const names = opts.kinds ? opts.kinds.split(',') : Object.keys(kinds);
+  const names = kindNames(kinds);
   const half = Math.max(1, Math.round(connections / 2));
   // The same seed on both sides: the same requests in the same order.
   const both = (name, seed, secs) => Promise.all(['service', 'baseline'].map((side) =>
@@ -413,7 +416,7 @@ async function instructionBench(mainUrl, results) {
   log(`instructions: ${await checkValgrind()}`);
   results.seed.sqlite = await seedSqlite(sqliteFile, main, { root: appRoot, log: (m) => log(`seed sqlite: ${m}`) });
   const kinds = mixKinds(main);
-  const names = opts.kinds ? opts.kinds.split(',') : Object.keys(kinds);
+  const names = kindNames(kinds);
   const counted = Number(opts['instruction-requests']);
   // Seconds of the mix, then of the kind, before counting three windows of the kind
   // (instructions.mjs). Under callgrind a cheap request takes some 50 times as long, and
@@ -427,9 +430,9 @@ async function instructionBench(mainUrl, results) {
   const controlEnv = { ...process.env, HOST: '127.0.0.1' };
   const windows = 3;
   const instructions = { requests: counted, windows, connections: loadConnections, warmup: warm, mysql: {}, sqlite: {} };
+  const file = (side) => new URL(`callgrind-${side}.out`, out).pathname;
   for (const engine of ['mysql', 'sqlite']) {
     for (const name of names) {
-      const file = (side) => new URL(`callgrind-${side}.out`, out).pathname;
       // A dump is <file>.<n>, numbered from 1 in each process: none may be left from the last kind.
       for (const f of fs.readdirSync(out)) if (/^callgrind-\w+\.out/.test(f)) fs.rmSync(new URL(f, out));
       const launch = (side) => ({ wrapper: callgrindWrapper(file(side)), readyWithinMs: 180_000 });
