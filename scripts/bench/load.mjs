@@ -57,14 +57,38 @@ export async function closedLoop({ url, next, tokens, connections, seconds, amou
     list.push(ms);
   });
   const result = await instance;
-  const s = summarize(latencies);
-  return {
+  const out = {
     rps: Math.round((latencies.length / result.duration) * 10) / 10,
-    ...s,
+    ...summarize(latencies),
     errors: result.errors + result.timeouts,
     statuses,
     byKind: Object.fromEntries([...byKind].map(([k, v]) => [k, summarize(v)])),
   };
+  // Kept for joinRounds, but not enumerable: a round written to results.json stays a summary.
+  Object.defineProperty(out, 'raw', { value: { latencies, byKind, seconds: result.duration } });
+  return out;
+}
+
+/**
+ * Two closedLoop rounds against one side as one: req/s over their joint time, percentiles
+ * over every answer of both. A pair of the bench gives each side two half-rounds (run.mjs).
+ */
+export function joinRounds(x, y) {
+  const latencies = [...x.raw.latencies, ...y.raw.latencies];
+  const byKind = new Map(x.raw.byKind);
+  for (const [k, v] of y.raw.byKind) byKind.set(k, [...(byKind.get(k) ?? []), ...v]);
+  const statuses = { ...x.statuses };
+  for (const [st, n] of Object.entries(y.statuses)) statuses[st] = (statuses[st] ?? 0) + n;
+  const seconds = x.raw.seconds + y.raw.seconds;
+  const out = {
+    rps: Math.round((latencies.length / seconds) * 10) / 10,
+    ...summarize(latencies),
+    errors: x.errors + y.errors,
+    statuses,
+    byKind: Object.fromEntries([...byKind].map(([k, v]) => [k, summarize(v)])),
+  };
+  Object.defineProperty(out, 'raw', { value: { latencies, byKind, seconds } });
+  return out;
 }
 
 /** Sends `rate` requests a second for `seconds`, each timed from its due time. */

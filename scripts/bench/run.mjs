@@ -3,7 +3,7 @@
 // Writes scripts/bench/results.json and results.svg; prints a summary.
 //
 //   node scripts/bench/run.mjs [--rounds 5] [--seconds 10] [--connections 16] [--warmup 10]
-//                              [--pairs 7] [--kind-seconds 4] [--flood-windows 5]
+//                              [--pairs 9] [--kind-seconds 4] [--flood-windows 5]
 //                              [--only mix,kinds,sqlite,scale,flood,instructions,sidebyside]
 //                              [--quick] [--profile] [--profile-kind point] [--engine mysql|sqlite]
 //                              [--kinds point,files] [--flood-rate N] [--service-env K=V,...]
@@ -28,7 +28,7 @@ import { isDeepStrictEqual, parseArgs } from 'node:util';
 import jwt from 'jsonwebtoken';
 import mysql from 'mysql2/promise';
 import { renderChart } from './chart.mjs';
-import { closedLoop, paced } from './load.mjs';
+import { closedLoop, joinRounds, paced } from './load.mjs';
 import { indexedKind, mixKinds, mixSequence } from './mix.mjs';
 import { childPids, cpuSeconds, freePort, mysqldPid, peakRssMb, startNode, stop } from './processes.mjs';
 import { connectionOf, seedDatabase, seedSqlite } from './seed.mjs';
@@ -62,10 +62,10 @@ const { values: opts } = parseArgs({
     connections: { type: 'string', default: '16' },
     warmup: { type: 'string', default: '10' },
     only: { type: 'string', default: 'mix,kinds,sqlite,scale,flood' },
-    // 7 pairs per kind, not the 5 the targets ask for at least: on this 2-core VM one pair's
+    // 9 pairs per kind, not the 5 the targets ask for at least: on this 2-core VM one pair's
     // ratio moves by ±20 % with the machine's own speed (every process's CPU per request rises
-    // and falls together), and the median of 7 holds still better (scripts/bench/README.md).
-    pairs: { type: 'string', default: '7' },
+    // and falls together), and the median of 9 holds still better (scripts/bench/README.md).
+    pairs: { type: 'string', default: '9' },
     'flood-windows': { type: 'string', default: '5' },
     'kind-seconds': { type: 'string', default: '4' },
     'profile-kind': { type: 'string', default: '' },
@@ -201,6 +201,34 @@ async function measure(side, next, secs, pids, conns = connections) {
   return r;
 }
 
+/**
+ * One pair: each side runs twice, half of `secs` each time, in the order A B B A, where A
+ * is `first`; each side's two halves are joined into one round (req/s over both, CPU per
+ * request over both, percentiles over every answer). Both sides get the first half's
+ * requests (`seeds[0]`), then both the second's. Why A B B A and not A B: on this VM a
+ * round run right after the other side's is slower, whichever side it is, and the
+ * machine's speed drifts within seconds; A B B A puts each side once in each place and
+ * cancels a drift that is steady over the pair (scripts/bench/README.md, seventh session).
+ */
+async function pairRounds(sides, first, makeNext, seeds, secs, mysqld) {
+  const second = first === 'service' ? 'baseline' : 'service';
+  const halves = { service: [], baseline: [] };
+  for (const [side, seed] of [[first, seeds[0]], [second, seeds[0]], [second, seeds[1]], [first, seeds[1]]]) {
+    halves[side].push(await measure(sides[side], makeNext(seed), secs / 2, pidsOf(sides[side], mysqld)));
+  }
+  const join = ([x, y]) => {
+    const r = joinRounds(x, y);
+    const nx = x.raw.latencies.length;
+    const ny = y.raw.latencies.length;
+    r.cpuMsPerRequest = Object.fromEntries(Object.keys(x.cpuMsPerRequest).map((k) => [k, Math.round(((x.cpuMsPerRequest[k] * nx + y.cpuMsPerRequest[k] * ny) / (nx + ny)) * 1000) / 1000]));
+    return r;
+  };
+  return { service: join(halves.service), baseline: join(halves.baseline) };
+}
+
+/** Service first in odd pairs, baseline first in even ones. */
+const firstOf = (i) => (i % 2 === 1 ? 'service' : 'baseline');
+
 const pidsOf = (side, mysqld) => ({ server: side.child.pid, ...(mysqld ? { mysqld } : {}), loadGenerator: process.pid });
 
 function reportBad(label, r) {
@@ -208,16 +236,14 @@ function reportBad(label, r) {
   if (bad.length > 0 || r.errors > 0) log(`  ${label}: non-200 ${JSON.stringify(Object.fromEntries(bad))}, errors ${r.errors}`);
 }
 
-/** The whole mix in alternating rounds; the figures the README's first table gives. */
+/** The whole mix in alternating pairs (pairRounds); the figures the README's first table gives. */
 async function mixRounds(sides, kinds, mysqld, label) {
   const rounds_ = [];
   log(`${label}: warm-up ${warmup} s each`);
   await measure(sides.service, mixSequence(kinds, 1), warmup, pidsOf(sides.service, mysqld));
   await measure(sides.baseline, mixSequence(kinds, 1), warmup, pidsOf(sides.baseline, mysqld));
   for (let i = 1; i <= rounds; i++) {
-    // Same seed for both sides of a round: the same requests in the same order.
-    const a = await measure(sides.service, mixSequence(kinds, 100 + i), seconds, pidsOf(sides.service, mysqld));
-    const b = await measure(sides.baseline, mixSequence(kinds, 100 + i), seconds, pidsOf(sides.baseline, mysqld));
+    const { service: a, baseline: b } = await pairRounds(sides, firstOf(i), (seed) => mixSequence(kinds, seed), [100 + i, 150 + i], seconds, mysqld);
     const pair = { round: i, service: a, baseline: b, ratio: { rps: ratio(a.rps, b.rps), p50: ratio(a.p50, b.p50), p99: ratio(a.p99, b.p99) } };
     rounds_.push(pair);
     log(`${label} round ${i}: service ${a.rps} req/s p50 ${a.p50} p99 ${a.p99} | baseline ${b.rps} req/s p50 ${b.p50} p99 ${b.p99} | ratios rps ${pair.ratio.rps} p99 ${pair.ratio.p99}`);
@@ -245,7 +271,7 @@ async function mixRounds(sides, kinds, mysqld, label) {
 const kindNames = (kinds) => (opts.kinds ? opts.kinds.split(',') : Object.keys(kinds));
 
 /**
- * Each kind alone: `pairs` rounds of that kind only, the two sides alternating (each side
+ * Each kind alone: `pairs` pairs of rounds of that kind only (pairRounds, each side
  * first in every other pair), so a kind the database answers cheaply shows what the
  * framework costs. Per kind: req/s, p99 and
  * the server's CPU per request of each side (medians), and their ratios (medians of the pairs).
@@ -259,12 +285,7 @@ async function kindRounds(sides, kinds, mysqld, label) {
     await measure(sides.baseline, only_(1), 2, pidsOf(sides.baseline, mysqld));
     const list = [];
     for (let i = 1; i <= pairs; i++) {
-      // Service first in odd pairs, baseline first in even ones (A B, B A, ...): a machine
-      // that drifts during a pair favours neither side.
-      const run = (side) => measure(sides[side], only_(200 + i), kindSeconds, pidsOf(sides[side], mysqld));
-      const first = i % 2 === 1 ? await run('service') : await run('baseline');
-      const second = i % 2 === 1 ? await run('baseline') : await run('service');
-      const [a, b] = i % 2 === 1 ? [first, second] : [second, first];
+      const { service: a, baseline: b } = await pairRounds(sides, firstOf(i), only_, [200 + i, 250 + i], kindSeconds, mysqld);
       reportBad(`${name} service`, a);
       reportBad(`${name} baseline`, b);
       list.push({
