@@ -13,7 +13,7 @@
 // SQLite file. `--only instructions` (not in the default run: about 30 minutes) counts,
 // under callgrind, the instructions each server executes per request of each kind on both
 // engines (instructions.mjs): the same count however fast the machine runs.
-// `--only sidebyside` (not in the default run either: about 9 minutes) loads both servers
+// `--only sidebyside` (not in the default run either: about 11 minutes) loads both servers
 // at once with each kind, on both engines, so that both run on the machine as it is at
 // that moment: their CPU per request compared without the machine's drift. --profile
 // runs one round (of the mix, or of --profile-kind alone) against each side under
