@@ -57,15 +57,20 @@ export async function closedLoop({ url, next, tokens, connections, seconds, amou
     list.push(ms);
   });
   const result = await instance;
+  return roundOf({ latencies, byKind, statuses, errors: result.errors + result.timeouts, seconds: result.duration });
+}
+
+/** A round's figures from its answers. */
+function roundOf({ latencies, byKind, statuses, errors, seconds }) {
   const out = {
-    rps: Math.round((latencies.length / result.duration) * 10) / 10,
+    rps: Math.round((latencies.length / seconds) * 10) / 10,
     ...summarize(latencies),
-    errors: result.errors + result.timeouts,
+    errors,
     statuses,
     byKind: Object.fromEntries([...byKind].map(([k, v]) => [k, summarize(v)])),
   };
   // Kept for joinRounds, but not enumerable: a round written to results.json stays a summary.
-  Object.defineProperty(out, 'raw', { value: { latencies, byKind, seconds: result.duration } });
+  Object.defineProperty(out, 'raw', { value: { latencies, byKind, seconds } });
   return out;
 }
 
@@ -79,16 +84,7 @@ export function joinRounds(x, y) {
   for (const [k, v] of y.raw.byKind) byKind.set(k, [...(byKind.get(k) ?? []), ...v]);
   const statuses = { ...x.statuses };
   for (const [st, n] of Object.entries(y.statuses)) statuses[st] = (statuses[st] ?? 0) + n;
-  const seconds = x.raw.seconds + y.raw.seconds;
-  const out = {
-    rps: Math.round((latencies.length / seconds) * 10) / 10,
-    ...summarize(latencies),
-    errors: x.errors + y.errors,
-    statuses,
-    byKind: Object.fromEntries([...byKind].map(([k, v]) => [k, summarize(v)])),
-  };
-  Object.defineProperty(out, 'raw', { value: { latencies, byKind, seconds } });
-  return out;
+  return roundOf({ latencies, byKind, statuses, errors: x.errors + y.errors, seconds: x.raw.seconds + y.raw.seconds });
 }
 
 /** Sends `rate` requests a second for `seconds`, each timed from its due time. */
