@@ -70,7 +70,7 @@ test-cluster: build
 
 # The service against a hand-written node:http baseline on 1M rows, on MySQL (mysql2) and on
 # SQLite (better-sqlite3): the mix, each kind alone, a registration flood, table sizes
-# (scripts/bench, about 20 minutes; seeds once). Writes scripts/bench/results.json and
+# (scripts/bench, about 28 minutes; seeds once). Writes scripts/bench/results.json and
 # results.svg. BENCH_ARGS passes options, e.g. BENCH_ARGS="--only kinds --kinds point".
 bench: build
 	url=$$(scripts/ensure-mysql.sh); \
