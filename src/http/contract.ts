@@ -61,11 +61,19 @@ export function loadContract(file = new URL('../../../generated/openapi.json', i
 }
 
 export function fromDocument(document: Json): Contract {
+  // Each $ref target is expanded once and the result shared by every place that cites it
+  // (nothing downstream writes to a schema): the query operations cite the same few
+  // schemas from hundreds of filter parameters, and expanding each citation afresh was a
+  // tenth of the service's start-up (scripts/bench/README.md, eighth session).
+  const expanded = new Map<string, unknown>();
   const deref = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(deref);
     if (node === null || typeof node !== 'object') return node;
     const ref = (node as Json)['$ref'];
-    if (typeof ref === 'string') return deref(resolvePointer(document, ref));
+    if (typeof ref === 'string') {
+      if (!expanded.has(ref)) expanded.set(ref, deref(resolvePointer(document, ref)));
+      return expanded.get(ref);
+    }
     return Object.fromEntries(Object.entries(node as Json).map(([k, v]) => [k, deref(v)]));
   };
   const operations = new Map<string, OperationContract>();
