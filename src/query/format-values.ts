@@ -12,11 +12,20 @@ const recordValue: Record<Family, (v: unknown) => unknown> = {
   boolean: (v) => Number(v) !== 0,
 };
 
-/** A row -> a record with camelCase properties; NULL columns are left out (design.md §1). */
-export function recordOf(row: Readonly<Record<string, unknown>>, projection: readonly FieldSpec[]): Record<string, unknown> {
+/** Where each projected field's column sits in a statement's rows; -1 where it is absent. */
+export function positionsOf(columns: readonly string[], projection: readonly FieldSpec[]): number[] {
+  return projection.map((f) => columns.indexOf(f.column));
+}
+
+/**
+ * A row (its cells in statement order) -> a record with camelCase properties; NULL columns
+ * are left out (design.md §1). `positions` is positionsOf the statement's columns.
+ */
+export function recordOf(row: readonly unknown[], projection: readonly FieldSpec[], positions: readonly number[]): Record<string, unknown> {
   const record: Record<string, unknown> = {};
-  for (const f of projection) {
-    const v = row[f.column];
+  for (let i = 0; i < projection.length; i++) {
+    const f = projection[i]!;
+    const v = row[positions[i]!];
     if (v === null || v === undefined) continue;
     // The drivers mostly deliver the family's own type already (INT as a number, text as a
     // string): then there is nothing to convert, and this runs for every cell of a page.

@@ -1,7 +1,7 @@
 // Small pure pieces of the engine: LIKE escaping, AVG formatting, meta values, driver
 // error translation, and the test DTO builder against the generated catalog.
 import { expect } from 'chai';
-import { formatAverage, metaFormatters, recordOf } from '../../src/query/format-values.js';
+import { formatAverage, metaFormatters, positionsOf, recordOf } from '../../src/query/format-values.js';
 import { endsWithLoneEscape, escapeLike } from '../../src/query/like.js';
 import { translateDbError } from '../../src/db/driver-errors.js';
 import { prefixUpperBound } from '../../src/query/sql-dialect.js';
@@ -61,8 +61,11 @@ describe('query values', () => {
   }
 
   it('records: camelCase, numbers, booleans, NULLs left out', () => {
-    const row = { id: '3', descrizione: null, tipo_caratteristica_sezione_id: 2, is_disattiva: 1, icona_immagine_id: -1, ordine_vista: 0 };
-    expect(recordOf(row, cg.fields)).to.deep.equal({ id: 3, tipoCaratteristicaSezioneId: 2, isDisattiva: true, iconaImmagineId: -1, ordineVista: 0 });
+    // Cells in the statement's own column order, which need not be the DTO's; a column the statement lacks is left out.
+    const columns = ['ordine_vista', 'is_disattiva', 'id', 'descrizione', 'tipo_caratteristica_sezione_id'];
+    const row = [0, 1, '3', null, 2];
+    const positions = positionsOf(columns, cg.fields);
+    expect(recordOf(row, cg.fields, positions)).to.deep.equal({ id: 3, tipoCaratteristicaSezioneId: 2, isDisattiva: true, ordineVista: 0 });
   });
 
   it('meta: DECIMAL strings from MySQL, booleans, missing values', () => {

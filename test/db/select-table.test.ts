@@ -1,0 +1,56 @@
+// The page path reads its rows as arrays (src/db/select.ts, selectTable); other reads keep
+// objects (selectRows). One SELECT text may be run both ways on one connection: the SQLite
+// statement cache and mysql2's prepared statements hold one statement per text, so each way
+// must come back as asked, whichever ran before.
+import { expect } from 'chai';
+import type { Knex } from 'knex';
+import { connect } from '../../src/db/connect.js';
+import { selectRows, selectTable } from '../../src/db/select.js';
+import { createTestDb, type TestDb } from '../support/db.js';
+import { forEachDialect } from '../support/dialects.js';
+
+const sql = 'select codice_esterno, id, recapito from soggetto_recapito where id in (?, ?) order by id';
+
+forEachDialect('selectTable and selectRows', (dialect) => {
+  let t: TestDb;
+  let db: Knex;
+  before(async () => {
+    t = await createTestDb(dialect);
+    await t.db('soggetto_recapito').insert([
+      { id: 1, soggetto_id: 1, tipo_recapito_id: 1, recapito: 'r1', codice_esterno: 'X1' },
+      { id: 2, soggetto_id: 1, tipo_recapito_id: 1, recapito: 'r2', codice_esterno: null },
+    ]);
+    // One connection on MySQL: both ways on the same prepared statements.
+    db = dialect === 'mysql' ? connect({ databaseUrl: t.databaseUrl!, poolMax: 1 }) : t.db;
+  });
+  after(async () => {
+    if (db !== t.db) await db.destroy();
+    await t.drop();
+  });
+
+  it('gives the columns in statement order and each row as its cells, NULL kept as null', async () => {
+    expect(await selectTable(db, sql, [2, 1])).to.deep.equal({
+      columns: ['codice_esterno', 'id', 'recapito'],
+      rows: [['X1', 1, 'r1'], [null, 2, 'r2']],
+    });
+  });
+
+  it('runs the same text as objects and as a table, alternately, each as asked', async () => {
+    for (let i = 0; i < 2; i++) {
+      expect(await selectRows(db, sql, [1, 2])).to.deep.equal([
+        { codice_esterno: 'X1', id: 1, recapito: 'r1' },
+        { codice_esterno: null, id: 2, recapito: 'r2' },
+      ]);
+      expect((await selectTable(db, sql, [1, 2])).rows).to.deep.equal([['X1', 1, 'r1'], [null, 2, 'r2']]);
+    }
+  });
+
+  it('gives the columns of an empty answer', async () => {
+    expect(await selectTable(db, sql, [98, 99])).to.deep.equal({ columns: ['codice_esterno', 'id', 'recapito'], rows: [] });
+  });
+
+  it('rejects with the driver error for a text the engine refuses', async () => {
+    const err = await selectTable(db, 'select no_such_column from soggetto_recapito', []).then(() => undefined, (e: unknown) => e);
+    expect(err).to.be.instanceOf(Error);
+  });
+});
