@@ -35,7 +35,7 @@ interface TarnPool {
 
 interface MysqlConnection {
   execute(
-    sql: string | { sql: string; rowsAsArray: boolean },
+    sql: string,
     values: readonly unknown[],
     callback: (err: Error | null, rows?: unknown, fields?: readonly { readonly name: string }[]) => void,
   ): void;
@@ -82,6 +82,17 @@ function columnsOf(statement: Database.Statement): readonly string[] {
 }
 
 /**
+ * mysql2's rows as a Table. Its own rowsAsArray option would build the arrays directly, but it
+ * takes the options-object form of execute(), which cost 10-15 µs of CPU more per statement
+ * than the text form (scripts/bench/README.md, ninth session); reading the cells out of the
+ * objects costs about 1 µs on a page.
+ */
+function tableOf(rows: readonly Row[], fields: readonly { readonly name: string }[]): Table {
+  const columns = fields.map((f) => f.name);
+  return { columns, rows: rows.map((row) => columns.map((c) => row[c])) };
+}
+
+/**
  * The rows of one SELECT as objects keyed by column, run on a connection of `db`'s pool (on
  * a SQLite file, on the read path's own connection, connect.ts). Driver errors reject as the
  * driver raised them.
@@ -91,10 +102,9 @@ export function selectRows<R = Row>(db: Knex, sql: string, bindings: readonly un
 }
 
 /**
- * The same as a Table: the drivers hand rows over as arrays (better-sqlite3's raw mode,
- * mysql2's rowsAsArray) instead of building an object with named properties per row. On a
- * page of ten rows that saved about 10 µs of CPU per statement on SQLite (scripts/bench/README.md,
- * ninth session).
+ * The same as a Table. On SQLite the rows come as arrays from the driver (better-sqlite3's
+ * raw mode) instead of an object with named properties per row: on a page of ten rows that
+ * saved about 10 µs of CPU per statement (scripts/bench/README.md, ninth session).
  */
 export function selectTable(db: Knex, sql: string, bindings: readonly unknown[], timeoutMs?: number): Promise<Table> {
   return select(db, sql, bindings, timeoutMs, true) as Promise<Table>;
@@ -144,7 +154,7 @@ function select(db: Knex, sql: string, bindings: readonly unknown[], timeoutMs: 
       if (deadline !== undefined) cancel(deadline);
       pool.release(conn);
       if (err) reject(err);
-      else resolve(asTable ? { columns: (fields ?? []).map((f) => f.name), rows } : rows);
+      else resolve(asTable ? tableOf(rows as readonly Row[], fields ?? []) : rows);
     };
     // Armed before the call: mysql2 may call back synchronously (a connection in closed
     // state), and a deadline armed after that would outlive the release.
@@ -158,8 +168,7 @@ function select(db: Knex, sql: string, bindings: readonly unknown[], timeoutMs: 
       });
     }
     try {
-      // rowsAsArray is part of mysql2's key for its prepared statements, so the two forms of one text never mix.
-      connection.execute(asTable ? { sql, rowsAsArray: true } : sql, bindings, finish);
+      connection.execute(sql, bindings, finish);
     } catch (err) {
       // mysql2 refuses some values before sending anything (undefined, a function).
       finish(err as Error);
