@@ -1,7 +1,7 @@
-// The page path reads its rows as arrays (src/db/select.ts, selectTable); other reads keep
-// objects (selectRows). One SELECT text may be run both ways on one connection: the SQLite
-// statement cache and mysql2's prepared statements hold one statement per text, so each way
-// must come back as asked, whichever ran before.
+// The page path reads its rows as a Table (src/db/select.ts, selectTable); other reads keep
+// objects (selectRows). One SELECT text may be run both ways on one connection: SQLite's
+// statement cache holds one statement per text, switched in and out of raw mode, and MySQL's
+// one prepared statement serves both, so each way must come back as asked, whichever ran before.
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { connect } from '../../src/db/connect.js';
@@ -20,7 +20,7 @@ forEachDialect('selectTable and selectRows', (dialect) => {
       { id: 1, soggetto_id: 1, tipo_recapito_id: 1, recapito: 'r1', codice_esterno: 'X1' },
       { id: 2, soggetto_id: 1, tipo_recapito_id: 1, recapito: 'r2', codice_esterno: null },
     ]);
-    // One connection on MySQL: both ways on the same prepared statements.
+    // One connection on MySQL: both ways on the same prepared statement.
     db = dialect === 'mysql' ? connect({ databaseUrl: t.databaseUrl!, poolMax: 1 }) : t.db;
   });
   after(async () => {
