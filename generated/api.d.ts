@@ -479,15 +479,17 @@ export interface paths {
                 ordineVistaBetween?: number[];
                 /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 ordineVistaIn?: number[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -608,15 +610,17 @@ export interface paths {
                 ordineVistaBetween?: number[];
                 /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 ordineVistaIn?: number[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -737,15 +741,17 @@ export interface paths {
                 ordineVistaBetween?: number[];
                 /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 ordineVistaIn?: number[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -866,15 +872,17 @@ export interface paths {
                 ordineVistaBetween?: number[];
                 /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 ordineVistaIn?: number[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -995,15 +1003,17 @@ export interface paths {
                 ordineVistaBetween?: number[];
                 /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 ordineVistaIn?: number[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -1124,15 +1134,17 @@ export interface paths {
                 ordineVistaBetween?: number[];
                 /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 ordineVistaIn?: number[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -1249,15 +1261,17 @@ export interface paths {
                 codiceEsternoBetween?: string[];
                 /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 codiceEsternoIn?: string[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -1374,15 +1388,17 @@ export interface paths {
                 codiceEsternoBetween?: string[];
                 /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 codiceEsternoIn?: string[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -1499,15 +1515,17 @@ export interface paths {
                 codiceEsternoBetween?: string[];
                 /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 codiceEsternoIn?: string[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -1624,15 +1642,17 @@ export interface paths {
                 codiceEsternoBetween?: string[];
                 /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 codiceEsternoIn?: string[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -1749,15 +1769,17 @@ export interface paths {
                 codiceEsternoBetween?: string[];
                 /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 codiceEsternoIn?: string[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -1874,15 +1896,17 @@ export interface paths {
                 codiceEsternoBetween?: string[];
                 /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 codiceEsternoIn?: string[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -3061,7 +3085,7 @@ export interface components {
             ordineVistaIn?: number[];
             /**
              * Format: int32
-             * @description Rows to skip; default 0.
+             * @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth.
              */
             skip?: number;
             /**
@@ -3069,11 +3093,13 @@ export interface components {
              * @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows.
              */
             take?: number;
-            /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+            /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+            after?: string;
+            /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
             orderBy?: string;
             /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
             orderByDesc?: string;
-            /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+            /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
             include?: string;
             /** @description Comma list of the fields the results hold, case-insensitive; default all. */
             fields?: string;
@@ -3093,7 +3119,19 @@ export interface components {
              * @description Rows matching the filters, ignoring paging; only when `include` asks for `Total`.
              */
             total?: number;
+            /**
+             * Format: int32
+             * @description Rows matching the filters, ignoring paging, as `estimatedTotalKind` says; only when `include` asks for `EstimatedTotal`.
+             */
+            estimatedTotal?: number;
+            /**
+             * @description `exact`: the count (the filter matches at most ESTIMATE_EXACT_UP_TO rows, default 10000); `estimate`: the engine's estimate above that; `atLeast`: a lower bound, where the engine has no estimate for the filter.
+             * @enum {string}
+             */
+            estimatedTotalKind?: "exact" | "estimate" | "atLeast";
             results: components["schemas"]["CaratteristicaGruppo"][];
+            /** @description Cursor of the next page, for `after`; omitted on the last page. Opaque. */
+            next?: string;
             /** @description Results of `include` aggregates; omitted when empty. */
             meta?: {
                 [key: string]: string;
@@ -3247,7 +3285,7 @@ export interface components {
             codiceEsternoIn?: string[];
             /**
              * Format: int32
-             * @description Rows to skip; default 0.
+             * @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth.
              */
             skip?: number;
             /**
@@ -3255,11 +3293,13 @@ export interface components {
              * @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows.
              */
             take?: number;
-            /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+            /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+            after?: string;
+            /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
             orderBy?: string;
             /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
             orderByDesc?: string;
-            /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+            /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
             include?: string;
             /** @description Comma list of the fields the results hold, case-insensitive; default all. */
             fields?: string;
@@ -3279,7 +3319,19 @@ export interface components {
              * @description Rows matching the filters, ignoring paging; only when `include` asks for `Total`.
              */
             total?: number;
+            /**
+             * Format: int32
+             * @description Rows matching the filters, ignoring paging, as `estimatedTotalKind` says; only when `include` asks for `EstimatedTotal`.
+             */
+            estimatedTotal?: number;
+            /**
+             * @description `exact`: the count (the filter matches at most ESTIMATE_EXACT_UP_TO rows, default 10000); `estimate`: the engine's estimate above that; `atLeast`: a lower bound, where the engine has no estimate for the filter.
+             * @enum {string}
+             */
+            estimatedTotalKind?: "exact" | "estimate" | "atLeast";
             results: components["schemas"]["SoggettoRecapito"][];
+            /** @description Cursor of the next page, for `after`; omitted on the last page. Opaque. */
+            next?: string;
             /** @description Results of `include` aggregates; omitted when empty. */
             meta?: {
                 [key: string]: string;
@@ -5390,15 +5442,17 @@ export interface operations {
                 ordineVistaBetween?: number[];
                 /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 ordineVistaIn?: number[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -5422,6 +5476,8 @@ export interface operations {
             /** @description A page of `CaratteristicaGruppo` records. */
             200: {
                 headers: {
+                    /** @description GET only, when a further page exists: `<URL>; rel="next"` (RFC 8288), the same request with `after` set to `next` (and no `skip`). CSV answers, whose body has no room for `next`, carry it too. */
+                    Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -5542,15 +5598,17 @@ export interface operations {
                 ordineVistaBetween?: number[];
                 /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 ordineVistaIn?: number[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -5593,6 +5651,8 @@ export interface operations {
             /** @description A page of `CaratteristicaGruppo` records. */
             200: {
                 headers: {
+                    /** @description GET only, when a further page exists: `<URL>; rel="next"` (RFC 8288), the same request with `after` set to `next` (and no `skip`). CSV answers, whose body has no room for `next`, carry it too. */
+                    Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -5715,15 +5775,17 @@ export interface operations {
                 ordineVistaBetween?: number[];
                 /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 ordineVistaIn?: number[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -5747,6 +5809,8 @@ export interface operations {
             /** @description A page of `CaratteristicaGruppo` records. */
             200: {
                 headers: {
+                    /** @description GET only, when a further page exists: `<URL>; rel="next"` (RFC 8288), the same request with `after` set to `next` (and no `skip`). CSV answers, whose body has no room for `next`, carry it too. */
+                    Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -5880,15 +5944,17 @@ export interface operations {
                 ordineVistaBetween?: number[];
                 /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 ordineVistaIn?: number[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -5912,6 +5978,8 @@ export interface operations {
             /** @description A page of `CaratteristicaGruppo` records. */
             200: {
                 headers: {
+                    /** @description GET only, when a further page exists: `<URL>; rel="next"` (RFC 8288), the same request with `after` set to `next` (and no `skip`). CSV answers, whose body has no room for `next`, carry it too. */
+                    Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -6027,15 +6095,17 @@ export interface operations {
                 ordineVistaBetween?: number[];
                 /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 ordineVistaIn?: number[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -6078,6 +6148,8 @@ export interface operations {
             /** @description A page of `CaratteristicaGruppo` records. */
             200: {
                 headers: {
+                    /** @description GET only, when a further page exists: `<URL>; rel="next"` (RFC 8288), the same request with `after` set to `next` (and no `skip`). CSV answers, whose body has no room for `next`, carry it too. */
+                    Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -6195,15 +6267,17 @@ export interface operations {
                 ordineVistaBetween?: number[];
                 /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 ordineVistaIn?: number[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -6227,6 +6301,8 @@ export interface operations {
             /** @description A page of `CaratteristicaGruppo` records. */
             200: {
                 headers: {
+                    /** @description GET only, when a further page exists: `<URL>; rel="next"` (RFC 8288), the same request with `after` set to `next` (and no `skip`). CSV answers, whose body has no room for `next`, carry it too. */
+                    Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -6360,15 +6436,17 @@ export interface operations {
                 ordineVistaBetween?: number[];
                 /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 ordineVistaIn?: number[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -6392,6 +6470,8 @@ export interface operations {
             /** @description A page of `CaratteristicaGruppo` records. */
             200: {
                 headers: {
+                    /** @description GET only, when a further page exists: `<URL>; rel="next"` (RFC 8288), the same request with `after` set to `next` (and no `skip`). CSV answers, whose body has no room for `next`, carry it too. */
+                    Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -6494,15 +6574,17 @@ export interface operations {
                 ordineVistaBetween?: number[];
                 /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 ordineVistaIn?: number[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -6545,6 +6627,8 @@ export interface operations {
             /** @description A page of `CaratteristicaGruppo` records. */
             200: {
                 headers: {
+                    /** @description GET only, when a further page exists: `<URL>; rel="next"` (RFC 8288), the same request with `after` set to `next` (and no `skip`). CSV answers, whose body has no room for `next`, carry it too. */
+                    Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -6649,15 +6733,17 @@ export interface operations {
                 ordineVistaBetween?: number[];
                 /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 ordineVistaIn?: number[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -6681,6 +6767,8 @@ export interface operations {
             /** @description A page of `CaratteristicaGruppo` records. */
             200: {
                 headers: {
+                    /** @description GET only, when a further page exists: `<URL>; rel="next"` (RFC 8288), the same request with `after` set to `next` (and no `skip`). CSV answers, whose body has no room for `next`, carry it too. */
+                    Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -6814,15 +6902,17 @@ export interface operations {
                 ordineVistaBetween?: number[];
                 /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 ordineVistaIn?: number[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -6846,6 +6936,8 @@ export interface operations {
             /** @description A page of `CaratteristicaGruppo` records. */
             200: {
                 headers: {
+                    /** @description GET only, when a further page exists: `<URL>; rel="next"` (RFC 8288), the same request with `after` set to `next` (and no `skip`). CSV answers, whose body has no room for `next`, carry it too. */
+                    Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -6966,15 +7058,17 @@ export interface operations {
                 ordineVistaBetween?: number[];
                 /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 ordineVistaIn?: number[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -7017,6 +7111,8 @@ export interface operations {
             /** @description A page of `CaratteristicaGruppo` records. */
             200: {
                 headers: {
+                    /** @description GET only, when a further page exists: `<URL>; rel="next"` (RFC 8288), the same request with `after` set to `next` (and no `skip`). CSV answers, whose body has no room for `next`, carry it too. */
+                    Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -7139,15 +7235,17 @@ export interface operations {
                 ordineVistaBetween?: number[];
                 /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 ordineVistaIn?: number[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -7171,6 +7269,8 @@ export interface operations {
             /** @description A page of `CaratteristicaGruppo` records. */
             200: {
                 headers: {
+                    /** @description GET only, when a further page exists: `<URL>; rel="next"` (RFC 8288), the same request with `after` set to `next` (and no `skip`). CSV answers, whose body has no room for `next`, carry it too. */
+                    Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -7304,15 +7404,17 @@ export interface operations {
                 ordineVistaBetween?: number[];
                 /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 ordineVistaIn?: number[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -7336,6 +7438,8 @@ export interface operations {
             /** @description A page of `CaratteristicaGruppo` records. */
             200: {
                 headers: {
+                    /** @description GET only, when a further page exists: `<URL>; rel="next"` (RFC 8288), the same request with `after` set to `next` (and no `skip`). CSV answers, whose body has no room for `next`, carry it too. */
+                    Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -7451,15 +7555,17 @@ export interface operations {
                 ordineVistaBetween?: number[];
                 /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 ordineVistaIn?: number[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -7502,6 +7608,8 @@ export interface operations {
             /** @description A page of `CaratteristicaGruppo` records. */
             200: {
                 headers: {
+                    /** @description GET only, when a further page exists: `<URL>; rel="next"` (RFC 8288), the same request with `after` set to `next` (and no `skip`). CSV answers, whose body has no room for `next`, carry it too. */
+                    Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -7619,15 +7727,17 @@ export interface operations {
                 ordineVistaBetween?: number[];
                 /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 ordineVistaIn?: number[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -7651,6 +7761,8 @@ export interface operations {
             /** @description A page of `CaratteristicaGruppo` records. */
             200: {
                 headers: {
+                    /** @description GET only, when a further page exists: `<URL>; rel="next"` (RFC 8288), the same request with `after` set to `next` (and no `skip`). CSV answers, whose body has no room for `next`, carry it too. */
+                    Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -7784,15 +7896,17 @@ export interface operations {
                 ordineVistaBetween?: number[];
                 /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 ordineVistaIn?: number[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -7816,6 +7930,8 @@ export interface operations {
             /** @description A page of `CaratteristicaGruppo` records. */
             200: {
                 headers: {
+                    /** @description GET only, when a further page exists: `<URL>; rel="next"` (RFC 8288), the same request with `after` set to `next` (and no `skip`). CSV answers, whose body has no room for `next`, carry it too. */
+                    Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -7918,15 +8034,17 @@ export interface operations {
                 ordineVistaBetween?: number[];
                 /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 ordineVistaIn?: number[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -7969,6 +8087,8 @@ export interface operations {
             /** @description A page of `CaratteristicaGruppo` records. */
             200: {
                 headers: {
+                    /** @description GET only, when a further page exists: `<URL>; rel="next"` (RFC 8288), the same request with `after` set to `next` (and no `skip`). CSV answers, whose body has no room for `next`, carry it too. */
+                    Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -8073,15 +8193,17 @@ export interface operations {
                 ordineVistaBetween?: number[];
                 /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 ordineVistaIn?: number[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -8105,6 +8227,8 @@ export interface operations {
             /** @description A page of `CaratteristicaGruppo` records. */
             200: {
                 headers: {
+                    /** @description GET only, when a further page exists: `<URL>; rel="next"` (RFC 8288), the same request with `after` set to `next` (and no `skip`). CSV answers, whose body has no room for `next`, carry it too. */
+                    Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -8234,15 +8358,17 @@ export interface operations {
                 codiceEsternoBetween?: string[];
                 /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 codiceEsternoIn?: string[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -8266,6 +8392,8 @@ export interface operations {
             /** @description A page of `SoggettoRecapito` records. */
             200: {
                 headers: {
+                    /** @description GET only, when a further page exists: `<URL>; rel="next"` (RFC 8288), the same request with `after` set to `next` (and no `skip`). CSV answers, whose body has no room for `next`, carry it too. */
+                    Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -8381,15 +8509,17 @@ export interface operations {
                 codiceEsternoBetween?: string[];
                 /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 codiceEsternoIn?: string[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -8432,6 +8562,8 @@ export interface operations {
             /** @description A page of `SoggettoRecapito` records. */
             200: {
                 headers: {
+                    /** @description GET only, when a further page exists: `<URL>; rel="next"` (RFC 8288), the same request with `after` set to `next` (and no `skip`). CSV answers, whose body has no room for `next`, carry it too. */
+                    Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -8549,15 +8681,17 @@ export interface operations {
                 codiceEsternoBetween?: string[];
                 /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 codiceEsternoIn?: string[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -8581,6 +8715,8 @@ export interface operations {
             /** @description A page of `SoggettoRecapito` records. */
             200: {
                 headers: {
+                    /** @description GET only, when a further page exists: `<URL>; rel="next"` (RFC 8288), the same request with `after` set to `next` (and no `skip`). CSV answers, whose body has no room for `next`, carry it too. */
+                    Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -8710,15 +8846,17 @@ export interface operations {
                 codiceEsternoBetween?: string[];
                 /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 codiceEsternoIn?: string[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -8742,6 +8880,8 @@ export interface operations {
             /** @description A page of `SoggettoRecapito` records. */
             200: {
                 headers: {
+                    /** @description GET only, when a further page exists: `<URL>; rel="next"` (RFC 8288), the same request with `after` set to `next` (and no `skip`). CSV answers, whose body has no room for `next`, carry it too. */
+                    Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -8852,15 +8992,17 @@ export interface operations {
                 codiceEsternoBetween?: string[];
                 /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 codiceEsternoIn?: string[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -8903,6 +9045,8 @@ export interface operations {
             /** @description A page of `SoggettoRecapito` records. */
             200: {
                 headers: {
+                    /** @description GET only, when a further page exists: `<URL>; rel="next"` (RFC 8288), the same request with `after` set to `next` (and no `skip`). CSV answers, whose body has no room for `next`, carry it too. */
+                    Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -9015,15 +9159,17 @@ export interface operations {
                 codiceEsternoBetween?: string[];
                 /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 codiceEsternoIn?: string[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -9047,6 +9193,8 @@ export interface operations {
             /** @description A page of `SoggettoRecapito` records. */
             200: {
                 headers: {
+                    /** @description GET only, when a further page exists: `<URL>; rel="next"` (RFC 8288), the same request with `after` set to `next` (and no `skip`). CSV answers, whose body has no room for `next`, carry it too. */
+                    Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -9176,15 +9324,17 @@ export interface operations {
                 codiceEsternoBetween?: string[];
                 /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 codiceEsternoIn?: string[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -9208,6 +9358,8 @@ export interface operations {
             /** @description A page of `SoggettoRecapito` records. */
             200: {
                 headers: {
+                    /** @description GET only, when a further page exists: `<URL>; rel="next"` (RFC 8288), the same request with `after` set to `next` (and no `skip`). CSV answers, whose body has no room for `next`, carry it too. */
+                    Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -9306,15 +9458,17 @@ export interface operations {
                 codiceEsternoBetween?: string[];
                 /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 codiceEsternoIn?: string[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -9357,6 +9511,8 @@ export interface operations {
             /** @description A page of `SoggettoRecapito` records. */
             200: {
                 headers: {
+                    /** @description GET only, when a further page exists: `<URL>; rel="next"` (RFC 8288), the same request with `after` set to `next` (and no `skip`). CSV answers, whose body has no room for `next`, carry it too. */
+                    Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -9457,15 +9613,17 @@ export interface operations {
                 codiceEsternoBetween?: string[];
                 /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 codiceEsternoIn?: string[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -9489,6 +9647,8 @@ export interface operations {
             /** @description A page of `SoggettoRecapito` records. */
             200: {
                 headers: {
+                    /** @description GET only, when a further page exists: `<URL>; rel="next"` (RFC 8288), the same request with `after` set to `next` (and no `skip`). CSV answers, whose body has no room for `next`, carry it too. */
+                    Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -9618,15 +9778,17 @@ export interface operations {
                 codiceEsternoBetween?: string[];
                 /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 codiceEsternoIn?: string[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -9650,6 +9812,8 @@ export interface operations {
             /** @description A page of `SoggettoRecapito` records. */
             200: {
                 headers: {
+                    /** @description GET only, when a further page exists: `<URL>; rel="next"` (RFC 8288), the same request with `after` set to `next` (and no `skip`). CSV answers, whose body has no room for `next`, carry it too. */
+                    Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -9765,15 +9929,17 @@ export interface operations {
                 codiceEsternoBetween?: string[];
                 /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 codiceEsternoIn?: string[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -9816,6 +9982,8 @@ export interface operations {
             /** @description A page of `SoggettoRecapito` records. */
             200: {
                 headers: {
+                    /** @description GET only, when a further page exists: `<URL>; rel="next"` (RFC 8288), the same request with `after` set to `next` (and no `skip`). CSV answers, whose body has no room for `next`, carry it too. */
+                    Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -9933,15 +10101,17 @@ export interface operations {
                 codiceEsternoBetween?: string[];
                 /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 codiceEsternoIn?: string[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -9965,6 +10135,8 @@ export interface operations {
             /** @description A page of `SoggettoRecapito` records. */
             200: {
                 headers: {
+                    /** @description GET only, when a further page exists: `<URL>; rel="next"` (RFC 8288), the same request with `after` set to `next` (and no `skip`). CSV answers, whose body has no room for `next`, carry it too. */
+                    Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -10094,15 +10266,17 @@ export interface operations {
                 codiceEsternoBetween?: string[];
                 /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 codiceEsternoIn?: string[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -10126,6 +10300,8 @@ export interface operations {
             /** @description A page of `SoggettoRecapito` records. */
             200: {
                 headers: {
+                    /** @description GET only, when a further page exists: `<URL>; rel="next"` (RFC 8288), the same request with `after` set to `next` (and no `skip`). CSV answers, whose body has no room for `next`, carry it too. */
+                    Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -10236,15 +10412,17 @@ export interface operations {
                 codiceEsternoBetween?: string[];
                 /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 codiceEsternoIn?: string[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -10287,6 +10465,8 @@ export interface operations {
             /** @description A page of `SoggettoRecapito` records. */
             200: {
                 headers: {
+                    /** @description GET only, when a further page exists: `<URL>; rel="next"` (RFC 8288), the same request with `after` set to `next` (and no `skip`). CSV answers, whose body has no room for `next`, carry it too. */
+                    Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -10399,15 +10579,17 @@ export interface operations {
                 codiceEsternoBetween?: string[];
                 /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 codiceEsternoIn?: string[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -10431,6 +10613,8 @@ export interface operations {
             /** @description A page of `SoggettoRecapito` records. */
             200: {
                 headers: {
+                    /** @description GET only, when a further page exists: `<URL>; rel="next"` (RFC 8288), the same request with `after` set to `next` (and no `skip`). CSV answers, whose body has no room for `next`, carry it too. */
+                    Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -10560,15 +10744,17 @@ export interface operations {
                 codiceEsternoBetween?: string[];
                 /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 codiceEsternoIn?: string[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -10592,6 +10778,8 @@ export interface operations {
             /** @description A page of `SoggettoRecapito` records. */
             200: {
                 headers: {
+                    /** @description GET only, when a further page exists: `<URL>; rel="next"` (RFC 8288), the same request with `after` set to `next` (and no `skip`). CSV answers, whose body has no room for `next`, carry it too. */
+                    Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -10690,15 +10878,17 @@ export interface operations {
                 codiceEsternoBetween?: string[];
                 /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 codiceEsternoIn?: string[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -10741,6 +10931,8 @@ export interface operations {
             /** @description A page of `SoggettoRecapito` records. */
             200: {
                 headers: {
+                    /** @description GET only, when a further page exists: `<URL>; rel="next"` (RFC 8288), the same request with `after` set to `next` (and no `skip`). CSV answers, whose body has no room for `next`, carry it too. */
+                    Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -10841,15 +11033,17 @@ export interface operations {
                 codiceEsternoBetween?: string[];
                 /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
                 codiceEsternoIn?: string[];
-                /** @description Rows to skip; default 0. */
+                /** @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth. */
                 skip?: number;
                 /** @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows. */
                 take?: number;
-                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` ascending always closes the order, so paging is stable. */
+                /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
                 orderBy?: string;
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
                 orderByDesc?: string;
-                /** @description Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+                /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
@@ -10873,6 +11067,8 @@ export interface operations {
             /** @description A page of `SoggettoRecapito` records. */
             200: {
                 headers: {
+                    /** @description GET only, when a further page exists: `<URL>; rel="next"` (RFC 8288), the same request with `after` set to `next` (and no `skip`). CSV answers, whose body has no room for `next`, carry it too. */
+                    Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;

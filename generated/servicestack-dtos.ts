@@ -46,7 +46,10 @@ export class CaratteristicaGruppo {
 export class CaratteristicaGruppoQueryResponse {
     offset?: number;
     total?: number;
+    estimatedTotal?: number;
+    estimatedTotalKind?: string;
     results?: CaratteristicaGruppo[];
+    next?: string;
     meta?: { [index: string]: string };
     responseStatus?: ResponseStatus;
 
@@ -126,7 +129,10 @@ export class SoggettoRecapito {
 export class SoggettoRecapitoQueryResponse {
     offset?: number;
     total?: number;
+    estimatedTotal?: number;
+    estimatedTotalKind?: string;
     results?: SoggettoRecapito[];
+    next?: string;
     meta?: { [index: string]: string };
     responseStatus?: ResponseStatus;
 
@@ -204,6 +210,7 @@ export class CaratteristicaGruppoQuery implements IReturn<CaratteristicaGruppoQu
     ordineVistaIn?: number[];
     skip?: number;
     take?: number;
+    after?: string;
     orderBy?: string;
     orderByDesc?: string;
     include?: string;
@@ -257,6 +264,7 @@ export class SoggettoRecapitoQuery implements IReturn<SoggettoRecapitoQueryRespo
     codiceEsternoIn?: string[];
     skip?: number;
     take?: number;
+    after?: string;
     orderBy?: string;
     orderByDesc?: string;
     include?: string;

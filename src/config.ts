@@ -40,6 +40,10 @@ export interface Config {
   readonly maxTake: number;
   readonly includeTotal: boolean;
   readonly queryTimeoutMs: number;
+  /** Signs the query cursors (`After`); the same on every node, so a cursor works on any of them. */
+  readonly cursorSecret: string;
+  /** `Include=EstimatedTotal` counts exactly up to this many rows, then asks the engine's estimate. */
+  readonly estimateExactUpTo: number;
   readonly scrypt: { readonly logN: number; readonly r: number; readonly p: number };
   readonly hashConcurrency: number;
   readonly hashQueue: number;
@@ -130,6 +134,12 @@ export function loadConfig(env: Env = process.env): Config {
       if (!present(env, name)) throw new ConfigError(name, `is required when JWT_ALGORITHM=${algorithm}`);
     }
   }
+  const cursorSecret = present(env, 'CURSOR_SECRET');
+  if (cursorSecret !== undefined && Buffer.byteLength(cursorSecret) < 32) throw new ConfigError('CURSOR_SECRET', 'must be at least 32 bytes');
+  if (cursorSecret === undefined && algorithm !== 'HS256' && production) {
+    throw new ConfigError('CURSOR_SECRET', `is required when JWT_ALGORITHM=${algorithm} and NODE_ENV=production (query cursors are signed with it)`);
+  }
+  const jwtSecret = algorithm === 'HS256' ? (secret ?? randomSecret()) : undefined;
   const databaseUrl = present(env, 'DATABASE_URL');
   if (databaseUrl !== undefined && !/^mysql2?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL', 'must be a mysql://user:pass@host:port/db URL');
@@ -166,7 +176,7 @@ export function loadConfig(env: Env = process.env): Config {
       algorithm,
       // Outside production a missing secret gets a per-process random one: tokens simply
       // stop verifying after a restart, and no secret is ever committed.
-      secret: algorithm === 'HS256' ? (secret ?? randomSecret()) : undefined,
+      secret: jwtSecret,
       privateKeyFile: present(env, 'JWT_PRIVATE_KEY_FILE'),
       publicKeyFile: present(env, 'JWT_PUBLIC_KEY_FILE'),
       issuer: present(env, 'JWT_ISSUER') ?? 'impianti-api',
@@ -182,6 +192,9 @@ export function loadConfig(env: Env = process.env): Config {
     maxTake,
     includeTotal: bool(env, 'INCLUDE_TOTAL', false),
     queryTimeoutMs: int(env, 'QUERY_TIMEOUT_MS', 5000, 1),
+    // Without its own secret a cursor is signed with a key derived from the token secret.
+    cursorSecret: cursorSecret ?? jwtSecret ?? randomSecret(),
+    estimateExactUpTo: int(env, 'ESTIMATE_EXACT_UP_TO', 10_000, 0, 10_000_000),
     scrypt: Object.freeze({ logN: int(env, 'SCRYPT_LOG_N', 15, 1, 30), r: int(env, 'SCRYPT_R', 8, 1, 64), p: int(env, 'SCRYPT_P', 3, 1, 64) }),
     // One core is left to the request path: scrypt at production cost on every core starves
     // queries (scripts/bench: query p99 x100 with 4 hashes on 2 cores).

@@ -33,6 +33,7 @@ import { indexedKind, mixKinds, mixSequence } from './mix.mjs';
 import { childPids, cpuSeconds, freePort, mysqldPid, peakRssMb, startNode, stop } from './processes.mjs';
 import { connectionOf, seedDatabase, seedSqlite } from './seed.mjs';
 import { summarizeProfile } from './profile.mjs';
+import { printScale, scaleTargets, timeShapes } from './scale-queries.mjs';
 import { callgrindWrapper, checkValgrind, countWindows } from './instructions.mjs';
 
 const root = new URL('../../', import.meta.url);
@@ -593,6 +594,27 @@ async function scale(urls, results) {
   results.scale.p50Ratio1MTo10k = ratio(results.scale['1M'].p50, results.scale['10k'].p50);
 }
 
+/** Each search shape of scale-queries.mjs at every size, on MySQL and on SQLite. */
+async function scaleQueries(urls, results) {
+  results.scaleQueries = { mysql: {}, sqlite: {} };
+  for (const size of scaleSizes) {
+    const conn = await mysql.createConnection({ ...connectionOf(urls[size.label]) });
+    await conn.query('ANALYZE TABLE soggetto_recapito');
+    await conn.end();
+    const file = new URL(`scale-${size.label}.sqlite`, out).pathname;
+    await seedSqlite(file, size, { root: appRoot, log: (m) => log(`seed sqlite ${size.label}: ${m}`) });
+    for (const [engine, env] of [['mysql', {}], ['sqlite', { DATABASE_URL: '', SQLITE_FILE: file }]]) {
+      const service = await startService(engine === 'mysql' ? urls[size.label] : '', `scale-queries-${engine}-${size.label}`, env);
+      try {
+        results.scaleQueries[engine][size.label] = await timeShapes(`http://127.0.0.1:${service.port}`, tokens.admin, size.soggettoRecapito, { samples: opts.quick ? 5 : 15 });
+        log(`scale queries ${engine} ${size.label}: done`);
+      } finally {
+        await stop(service.child);
+      }
+    }
+  }
+}
+
 function targets(results) {
   const t = [];
   const add = (name, value, limit, met) => t.push({ name, value, limit, met });
@@ -613,6 +635,7 @@ function targets(results) {
       }
     }
   }
+  if (results.scaleQueries) scaleTargets(results.scaleQueries, add);
   if (results.scale.p50Ratio1MTo10k !== undefined) add('indexed p50 at 1M / at 10k', results.scale.p50Ratio1MTo10k, '<= 1.5', results.scale.p50Ratio1MTo10k <= 1.5);
   if (results.rss.serviceUnderMixMb !== undefined) add('service peak RSS under the mix (MB)', results.rss.serviceUnderMixMb, '< 200', results.rss.serviceUnderMixMb < 200);
   if (results.startup.length) {
@@ -672,7 +695,10 @@ async function mainRun() {
     console.log('total'.padEnd(32), String(sum('service')).padStart(8), String(sum('baseline')).padStart(9));
     return;
   }
-  if (only.has('scale')) await scale(urls, results);
+  if (only.has('scale')) {
+    await scale(urls, results);
+    await scaleQueries(urls, results);
+  }
   results.targets = targets(results);
   results.durationS = Math.round((Date.now() - started) / 1000);
   fs.writeFileSync(opts.results, JSON.stringify(results, null, 2) + '\n');
@@ -717,6 +743,7 @@ function printSummary(results) {
   }
   if (results.rss.serviceUnderMixMb !== undefined) console.log(`peak RSS: service ${results.rss.serviceUnderMixMb} MB under the mix${results.rss.serviceWithFloodMb ? `, ${results.rss.serviceWithFloodMb} MB after the flood (its hashing process ${results.rss.hasherWithFloodMb} MB)` : ''}; baseline ${results.rss.baselineUnderMixMb} MB`);
   if (results.startup.length) console.log(`start to /ready: ${results.startup.map((s) => `${s.readyMs} ms (${s.where})`).join(', ')}`);
+  if (results.scaleQueries) printScale(results.scaleQueries);
   if (results.scale['1M']) console.log(`indexed p50: ${['10k', '100k', '1M'].map((k) => `${k} ${results.scale[k].p50} ms`).join(', ')}`);
   if (results.flood) console.log(`flood: query p99 ${results.flood.idle.p99} ms idle, ${results.flood.duringFlood.p99} ms during the flood (medians of ${results.flood.windows.length} windows; median ratio ${results.flood.p99Ratio})`);
   console.log('\ntargets:');

@@ -24,6 +24,10 @@ function responses(dto, readsBody) {
   const ok = {
     description: `A page of \`${dto.record}\` records.`,
     headers: {
+      Link: {
+        description: 'GET only, when a further page exists: `<URL>; rel="next"` (RFC 8288), the same request with `after` set to `next` (and no `skip`). CSV answers, whose body has no room for `next`, carry it too.',
+        schema: { type: 'string' },
+      },
       'Content-Disposition': {
         description: `CSV only: \`attachment; filename="${dto.operation}.csv"\`.`,
         schema: { type: 'string' },

@@ -28,11 +28,12 @@ const text = (description) => ({ type: 'string', maxLength: 1000, description })
 export function shapingSchemas(dto) {
   const int = (description) => ({ type: 'integer', format: 'int32', minimum: 0, maximum: INT32.maximum, description });
   return {
-    skip: int('Rows to skip; default 0.'),
+    skip: int('Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth.'),
     take: int('Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows.'),
-    orderBy: text(`Comma list of fields to sort by, a \`-\` prefix sorts descending; names are case-insensitive. \`${dto.primaryKey}\` ascending always closes the order, so paging is stable.`),
+    after: { type: 'string', maxLength: 4096, description: 'Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`.' },
+    orderBy: text(`Comma list of fields to sort by, a \`-\` prefix sorts descending; names are case-insensitive. \`${dto.primaryKey}\` always closes the order, in the direction of its last term, so paging is stable.`),
     orderByDesc: text('Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`.'),
-    include: text('Comma list: `Total` (adds `total`) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items.'),
+    include: text('Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items.'),
     fields: text('Comma list of the fields the results hold, case-insensitive; default all.'),
     meta: { type: 'object', description: 'Accepted and ignored.', additionalProperties: { type: 'string' } },
   };
@@ -70,7 +71,14 @@ export function responseSchema(dto) {
     properties: {
       offset: { type: 'integer', format: 'int32', description: 'The effective `skip`.' },
       total: { type: 'integer', format: 'int32', description: 'Rows matching the filters, ignoring paging; only when `include` asks for `Total`.' },
+      estimatedTotal: { type: 'integer', format: 'int32', description: 'Rows matching the filters, ignoring paging, as `estimatedTotalKind` says; only when `include` asks for `EstimatedTotal`.' },
+      estimatedTotalKind: {
+        type: 'string',
+        enum: ['exact', 'estimate', 'atLeast'],
+        description: '`exact`: the count (the filter matches at most ESTIMATE_EXACT_UP_TO rows, default 10000); `estimate`: the engine\'s estimate above that; `atLeast`: a lower bound, where the engine has no estimate for the filter.',
+      },
       results: { type: 'array', items: { $ref: `#/components/schemas/${dto.record}` } },
+      next: { type: 'string', description: 'Cursor of the next page, for `after`; omitted on the last page. Opaque.' },
       // Inline rather than a $ref to StringMap: OpenAPI 3.0 ignores siblings of $ref.
       meta: { type: 'object', description: 'Results of `include` aggregates; omitted when empty.', additionalProperties: { type: 'string' } },
       responseStatus: { $ref: '#/components/schemas/ResponseStatus' },

@@ -22,13 +22,16 @@ export function queryHandler(reads: Reads, ctx: EngineContext, dto: QueryDtoSpec
       if (!result.ok) throw result.error;
       return result.value;
     });
-    if (request.format !== 'csv') return { body: response, nullFree: true };
+    // RFC 8288: a GET's next page as a link, which a CSV answer has no other room for.
+    const link = response.next === undefined ? undefined : request.nextPageUrl(response.next);
+    const headers = link === undefined ? undefined : { Link: `<${link}>; rel="next"` };
+    if (request.format !== 'csv') return { body: response, nullFree: true, headers };
     const csv: CsvTable = {
       columns: plan.projection.map((f) => ({ name: f.name, family: f.family })),
       properties: plan.projection.map((f) => f.property),
       rows: response.results,
     };
-    return { body: response, csv, nullFree: true };
+    return { body: response, csv, nullFree: true, headers };
   };
 }
 

@@ -73,6 +73,24 @@ export class Exchange {
     return (this.child ??= this.logger.child({ reqId: this.requestId }));
   }
 
+  /**
+   * The absolute URL of this request with `set` in its query string in place of any
+   * parameter named like one of `drop` or of `set` (names case-insensitive). The scheme and
+   * host are the ones the client used: X-Forwarded-Proto and -Host count when the socket's
+   * peer is a trusted proxy (TRUST_PROXY).
+   */
+  urlWith(set: Readonly<Record<string, string>>, drop: readonly string[]): string {
+    const trusted = this.trust(this.req.socket.remoteAddress ?? '', 0);
+    const forwarded = (name: string) => (trusted ? this.header(name)?.split(',')[0]?.trim() : undefined) || undefined;
+    const encrypted = (this.req.socket as { encrypted?: boolean }).encrypted === true;
+    const scheme = forwarded('x-forwarded-proto') ?? (encrypted ? 'https' : 'http');
+    const host = forwarded('x-forwarded-host') ?? this.header('host') ?? 'localhost';
+    const skipped = new Set([...drop, ...Object.keys(set)].map((n) => n.toLowerCase()));
+    const query = new URLSearchParams(this.query.filter(([k]) => !skipped.has(k.toLowerCase())) as [string, string][]);
+    for (const [k, v] of Object.entries(set)) query.append(k, v);
+    return `${scheme}://${host}${this.path}?${query.toString()}`;
+  }
+
   /** The client's address: the socket's peer, or behind TRUST_PROXY the forwarded one. */
   get clientIp(): string {
     return proxyAddr(this.req, this.trust) ?? '';

@@ -25,6 +25,11 @@ export class HandlerRequest implements OperationRequest {
     return this.principal ?? bearerOf(this.ex.header('authorization'), this.authenticator);
   }
 
+  nextPageUrl(after: string): string | undefined {
+    const method = this.ex.req.method;
+    return method === 'GET' || method === 'HEAD' ? this.ex.urlWith({ after }, ['skip']) : undefined;
+  }
+
   /** Read only by the account operations, for their rate limits. */
   get clientIp(): string {
     return this.ex.clientIp;

@@ -23,6 +23,11 @@ export interface OperationRequest {
   bearer(): Principal | null;
   /** The client's address (behind TRUST_PROXY, the forwarded one): the rate limits' key. */
   readonly clientIp: string;
+  /**
+   * For a GET or HEAD: this request's absolute URL with `after` set and `skip` dropped, the
+   * target of its `Link: rel="next"` (design.md §7); undefined for other methods.
+   */
+  nextPageUrl(after: string): string | undefined;
   /** The negotiated output format (csv only for operations that declare x-csv). */
   readonly format: 'json' | 'csv';
 }

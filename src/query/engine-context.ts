@@ -2,6 +2,7 @@
 // operator table and limits from the catalog, and the paging/timeout settings.
 import type { Config } from '../config.js';
 import type { OperatorSpec, QueryLimits } from './catalog-types.js';
+import { cursorKey } from './cursor.js';
 
 export interface EngineContext {
   readonly operators: readonly OperatorSpec[];
@@ -12,10 +13,16 @@ export interface EngineContext {
   readonly queryTimeoutMs: number;
   /** At most this many Include items (design.md §7). */
   readonly includeMaxItems: number;
+  /** Signs and checks `After` cursors (cursor.ts). */
+  readonly cursorKey: Buffer;
+  /** `EstimatedTotal` is an exact count up to this many rows (ESTIMATE_EXACT_UP_TO). */
+  readonly estimateExactUpTo: number;
+  /** Skip from which MySQL pages read their keys through the index first (render.ts). */
+  readonly deferredJoinFrom: number;
 }
 
 export function engineContext(
-  config: Pick<Config, 'defaultTake' | 'maxTake' | 'includeTotal' | 'queryTimeoutMs'>,
+  config: Pick<Config, 'defaultTake' | 'maxTake' | 'includeTotal' | 'queryTimeoutMs' | 'cursorSecret' | 'estimateExactUpTo'>,
   operators: readonly OperatorSpec[],
   limits: QueryLimits,
 ): EngineContext {
@@ -27,5 +34,8 @@ export function engineContext(
     includeTotal: config.includeTotal,
     queryTimeoutMs: config.queryTimeoutMs,
     includeMaxItems: 20,
+    cursorKey: cursorKey(config.cursorSecret),
+    estimateExactUpTo: config.estimateExactUpTo,
+    deferredJoinFrom: 1000,
   });
 }

@@ -1,12 +1,14 @@
-// Stage 4 of the engine: runs the rendered queries (page, summary, picks) and shapes
-// the response: {offset, total?, results, meta?}. Driver failures come back as a
+// Stage 4 of the engine: runs the rendered queries (page, summary, estimate, picks) and
+// shapes the response: {offset, total?, estimatedTotal?, results, next?, meta?}. Driver failures come back as a
 // Result, translated by db/driver-errors.ts; nothing is thrown out of here.
 import type { Knex } from 'knex';
 import { selectTable, type Table } from '../db/select.js';
 import { statementCacheOf } from './statements.js';
 import { fail, ok, type Result } from '../errors/api-error.js';
 import type { EngineContext } from './engine-context.js';
-import { metaFormatters, positionsOf, recordOf } from './format-values.js';
+import { encodeCursor } from './cursor.js';
+import { estimatedTotal, runEstimate, type Estimated, type EstimateKind } from './estimate.js';
+import { cursorValue, metaFormatters, positionsOf, recordOf } from './format-values.js';
 import type { QueryPlan } from './plan-types.js';
 import { translateDbError } from '../db/driver-errors.js';
 import type { RenderedQuery, SelectParts } from './select-parts.js';
@@ -14,7 +16,10 @@ import type { RenderedQuery, SelectParts } from './select-parts.js';
 export interface QueryResponse {
   readonly offset: number;
   readonly total?: number;
+  readonly estimatedTotal?: number;
+  readonly estimatedTotalKind?: EstimateKind;
   readonly results: readonly Record<string, unknown>[];
+  readonly next?: string;
   readonly meta?: Readonly<Record<string, string>>;
 }
 
@@ -23,35 +28,66 @@ const noRows: Table = { columns: [], rows: [] };
 /** The first row's cell of `column`, as aggregates and totals are read. */
 const firstCell = (table: Table | undefined, column: string): unknown => table?.rows[0]?.[table.columns.indexOf(column)];
 
-function recordsOf(table: Table, plan: QueryPlan): Record<string, unknown>[] {
-  const positions = positionsOf(table.columns, plan.projection);
-  return table.rows.map((row) => recordOf(row, plan.projection, positions));
+type Run = (parts: SelectParts | undefined) => Promise<Table>;
+
+/**
+ * The page's rows: its statements in order until Take + 1 rows are in (render-keyset.ts);
+ * one statement, as nearly every page has, is returned as the driver gave it.
+ */
+async function pageRows(page: readonly SelectParts[], run: Run): Promise<Table> {
+  if (page.length <= 1) return run(page[0]);
+  let table: Table | undefined;
+  const rows: (readonly unknown[])[] = [];
+  for (const parts of page) {
+    const want = parts.limit! - rows.length;
+    if (want <= 0) break;
+    table = await run({ ...parts, limit: want });
+    rows.push(...table.rows);
+  }
+  return { columns: table!.columns, rows };
 }
 
-/** Built property by property, in the order the answer lists them: object spreads cost a copy each on every request. */
-function responseOf(plan: QueryPlan, results: Record<string, unknown>[], summary: Table | undefined): { offset: number; total?: number; results: Record<string, unknown>[]; meta?: Record<string, string> } {
-  return plan.total
-    ? { offset: plan.paging.skip, total: Number(firstCell(summary, 'total') ?? 0), results }
-    : { offset: plan.paging.skip, results };
+/** The records of a page (Take rows at most) and, when a row lies past them, the cursor that follows the last. */
+function pageOf(table: Table, plan: QueryPlan, rendered: RenderedQuery, key: Buffer): { results: Record<string, unknown>[]; next?: string } {
+  const positions = positionsOf(table.columns, plan.projection);
+  const shown = table.rows.length > plan.paging.take ? table.rows.slice(0, plan.paging.take) : table.rows;
+  const results = shown.map((row) => recordOf(row, plan.projection, positions));
+  if (shown.length === table.rows.length || shown.length === 0) return { results };
+  const last = shown.at(-1)!;
+  const values = rendered.cursorColumns.map((c) => cursorValue(last[table.columns.indexOf(c)]));
+  return { results, next: encodeCursor(values, plan.binding, key) };
+}
+
+async function estimateOf(rendered: RenderedQuery, run: Run, explain: (parts: SelectParts) => Promise<Table>, limit: number): Promise<Estimated | undefined> {
+  const estimate = rendered.estimate;
+  if (estimate === undefined) return undefined;
+  const [capped, engine] = await Promise.all([run(estimate.capped), estimate.engine ? runEstimate(estimate.engine, run, explain) : undefined]);
+  return estimatedTotal(Number(firstCell(capped, 'n') ?? 0), limit, engine);
 }
 
 export async function execute(db: Knex, rendered: RenderedQuery, plan: QueryPlan, ctx: EngineContext): Promise<Result<QueryResponse>> {
   const statements = statementCacheOf(db);
   // Not async: the driver's promise is handed on as it is, one promise fewer per statement.
-  const run = (parts: SelectParts | undefined): Promise<Table> => {
+  const run: Run = (parts) => {
     if (parts === undefined) return Promise.resolve(noRows);
     const { sql, bindings } = statements.statement(parts);
     return selectTable(db, sql, bindings, ctx.queryTimeoutMs);
   };
+  const explain = (parts: SelectParts): Promise<Table> => {
+    const { sql, bindings } = statements.statement(parts);
+    return selectTable(db, `EXPLAIN ${sql}`, bindings, ctx.queryTimeoutMs);
+  };
   try {
     // Most requests have the page alone: one statement, nothing to gather.
-    if (rendered.summary === undefined && rendered.aggregates.length === 0) {
-      return ok(responseOf(plan, recordsOf(await run(rendered.page), plan), undefined));
+    if (rendered.summary === undefined && rendered.aggregates.length === 0 && rendered.estimate === undefined) {
+      const { results, next } = pageOf(await pageRows(rendered.page, run), plan, rendered, ctx.cursorKey);
+      return ok(next === undefined ? { offset: plan.paging.skip, results } : { offset: plan.paging.skip, results, next });
     }
     // Independent statements: on MySQL they run on pooled connections side by side.
-    const [page, summary, ...picks] = await Promise.all([
-      run(rendered.page),
+    const [page, summary, estimate, ...picks] = await Promise.all([
+      pageRows(rendered.page, run),
       run(rendered.summary),
+      estimateOf(rendered, run, explain, ctx.estimateExactUpTo),
       ...rendered.aggregates.map((a) => (a.source.kind === 'pick' ? run(a.source.query) : Promise.resolve(noRows))),
     ]);
     let meta: Record<string, string> | undefined;
@@ -60,9 +96,15 @@ export async function execute(db: Knex, rendered: RenderedQuery, plan: QueryPlan
       const text = metaFormatters[aggregate.fn](values, aggregate.field);
       if (text !== undefined) (meta ??= {})[aggregate.key] = text;
     });
-    const response = responseOf(plan, recordsOf(page!, plan), summary);
-    if (meta) response.meta = meta;
-    return ok(response);
+    const { results, next } = pageOf(page, plan, rendered, ctx.cursorKey);
+    return ok({
+      offset: plan.paging.skip,
+      ...(plan.total ? { total: Number(firstCell(summary, 'total') ?? 0) } : {}),
+      ...estimate,
+      results,
+      ...(next === undefined ? {} : { next }),
+      ...(meta ? { meta } : {}),
+    });
   } catch (err) {
     return fail(translateDbError(err));
   }

@@ -68,3 +68,11 @@ export const metaFormatters: Record<AggregateFn, MetaFormatter> = {
   sum: asField,
   avg: ([sum, count]) => (present(sum) && present(count) && toBigInt(count) > 0n ? formatAverage(toBigInt(sum), toBigInt(count)) : undefined),
 };
+
+/** A cell as a cursor keeps it (cursor.ts): numbers and text as they are, NULL as null, booleans as 0/1. */
+export function cursorValue(v: unknown): number | string | null {
+  if (v === null || v === undefined) return null;
+  if (typeof v === 'number' || typeof v === 'string') return v;
+  if (typeof v === 'bigint' || typeof v === 'boolean') return Number(v);
+  return String(v);
+}

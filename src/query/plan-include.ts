@@ -1,4 +1,4 @@
-// Planner pass: Include = `Total` and aggregates (design.md §7). Grammar, all names
+// Planner pass: Include = `Total`, `EstimatedTotal` and aggregates (design.md §7). Grammar, all names
 // case-insensitive:  FN ( * | [DISTINCT] Field ) [ [AS] Alias ]  with FN one of COUNT,
 // MIN, MAX, FIRST, LAST, SUM, AVG; `*` and DISTINCT only with COUNT; SUM and AVG only
 // of integer fields. Every failure names `Include`.
@@ -11,6 +11,8 @@ import { commaList, invalid } from './plan-values.js';
 import type { QueryRequest } from './request.js';
 
 const NAME = 'Include';
+/** The items that are counts of the whole filter rather than aggregates. */
+const counts = new Set(['total', 'estimatedtotal']);
 const item = /^(\w+)\s*\(\s*(?:(distinct)\s+)?([^()\s]+)\s*\)(?:\s+(?:as\s+)?([A-Za-z_]\w*))?$/i;
 
 /** Per function: whether it takes `*`, DISTINCT, only integer fields; and the plan fn. */
@@ -48,19 +50,20 @@ function aggregate(text: string, dto: QueryDtoSpec): Result<Aggregate> {
 
 export interface IncludePlan {
   readonly total: boolean;
+  readonly estimatedTotal: boolean;
   readonly aggregates: readonly Aggregate[];
 }
 
 export function planInclude(request: QueryRequest, dto: QueryDtoSpec, ctx: EngineContext): Result<IncludePlan> {
   const raw = request.shaping.include;
-  if (raw === undefined) return ok({ total: ctx.includeTotal, aggregates: [] });
+  if (raw === undefined) return ok({ total: ctx.includeTotal, estimatedTotal: false, aggregates: [] });
   const list = commaList(raw.value, NAME, ctx.limits);
   if (!list.ok) return list;
   if (list.value.length > ctx.includeMaxItems) {
     return invalid('TooMany', NAME, `'${NAME}' takes at most ${ctx.includeMaxItems} items, got ${list.value.length}`);
   }
-  const totals = list.value.filter((t) => t.toLowerCase() === 'total');
-  const aggregates = collect(list.value.filter((t) => t.toLowerCase() !== 'total').map((t) => aggregate(t, dto)));
+  const named = (word: string) => list.value.some((t) => t.toLowerCase() === word);
+  const aggregates = collect(list.value.filter((t) => !counts.has(t.toLowerCase())).map((t) => aggregate(t, dto)));
   if (!aggregates.ok) return aggregates;
-  return ok({ total: ctx.includeTotal || totals.length > 0, aggregates: aggregates.value });
+  return ok({ total: ctx.includeTotal || named('total'), estimatedTotal: named('estimatedtotal'), aggregates: aggregates.value });
 }

@@ -30,7 +30,11 @@ function terms(dto: QueryDtoSpec, raw: unknown, name: string, descByDefault: boo
   );
 }
 
-/** OrderBy terms, then OrderByDesc terms; a field named again is ignored; the key closes the order. */
+/**
+ * OrderBy terms, then OrderByDesc terms; a field named again is ignored. The key closes the
+ * order in the direction of its last term, so the index on a field (which holds the key
+ * after the field) serves the order forwards or backwards (design.md §7).
+ */
 export function planOrder(request: QueryRequest, dto: QueryDtoSpec, ctx: EngineContext): Result<OrderTerm[]> {
   const both = collect([
     terms(dto, request.shaping.orderBy?.value, 'OrderBy', false, ctx),
@@ -39,9 +43,11 @@ export function planOrder(request: QueryRequest, dto: QueryDtoSpec, ctx: EngineC
   if (!both.ok) return both;
   const key = dto.fields.find((f) => f.name === dto.primaryKey) ?? dto.fields[0]!;
   const order: OrderTerm[] = [];
-  for (const t of [...both.value.flat(), { field: key, desc: false }]) {
+  const add = (t: Term) => {
     if (!order.some((o) => o.field === t.field)) order.push(Object.freeze({ kind: 'order', field: t.field, desc: t.desc }));
-  }
+  };
+  for (const t of both.value.flat()) add(t);
+  add({ field: key, desc: order.at(-1)?.desc ?? false });
   return ok(order);
 }
 

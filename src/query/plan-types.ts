@@ -20,6 +20,15 @@ export interface Paging {
   readonly take: number;
 }
 
+/**
+ * Where a page starts under `After`: the sort values of the row before it, one per order
+ * term (the key last), as the row held them (booleans as 0/1).
+ */
+export interface Keyset {
+  readonly kind: 'keyset';
+  readonly values: readonly (number | string | null)[];
+}
+
 export interface OrderTerm {
   readonly kind: 'order';
   readonly field: FieldSpec;
@@ -43,10 +52,16 @@ export interface QueryPlan {
   readonly dto: QueryDtoSpec;
   readonly conditions: readonly Condition[];
   readonly paging: Paging;
-  /** Always closed by the primary key ascending, so paging is stable. */
+  /** Always closed by the primary key, in the direction of the last term, so paging is stable. */
   readonly order: readonly OrderTerm[];
+  /** The page starts after this row (`After`); Skip is then 0. */
+  readonly after: Keyset | undefined;
+  /** What a cursor of this query is bound to: the DTO, its filters and its order. */
+  readonly binding: string;
   /** The selected fields, in Fields order or else the spec's order. */
   readonly projection: readonly FieldSpec[];
   readonly total: boolean;
+  /** `Include=EstimatedTotal`: a count that stays cheap on any filter. */
+  readonly estimatedTotal: boolean;
   readonly aggregates: readonly Aggregate[];
 }

@@ -33,8 +33,7 @@ const extreme = (fn: 'MIN' | 'MAX', desc: boolean): AggregateRenderer => (a, { k
     ? {
         kind: 'pick',
         field: a.field!,
-        // NULLs are filtered out, so the field is ordered as not nullable (no IS NULL term).
-        order: [{ kind: 'order', field: { ...a.field!, nullable: false }, desc }, { kind: 'order', field: key, desc: false }],
+        order: [{ kind: 'order', field: a.field!, desc }, { kind: 'order', field: key, desc: false }],
         nonNull: true,
       }
     : columns(over(fn, a));

@@ -6,36 +6,33 @@ import type { Knex } from 'knex';
 import { dialectOf } from '../db/dialect.js';
 import type { FieldSpec } from './catalog-types.js';
 import type { OrderTerm, QueryPlan } from './plan-types.js';
+import type { EngineContext } from './engine-context.js';
 import { aggregateRenderers } from './render-aggregates.js';
+import { engineEstimates } from './render-estimate.js';
+import { keysetGroups } from './render-keyset.js';
 import type { Fragment } from './render-conditions.js';
 import type { RenderedQuery, SelectParts } from './select-parts.js';
 import { sqlDialects, type SqlDialect } from './sql-dialect.js';
 
 /**
- * NULLs first ascending, last descending, spelled out so that both engines agree
- * whatever their default: `(col IS NULL) DESC` puts NULL rows first. Only for nullable
- * fields, so the others can still be sorted through their index.
+ * Plain terms: both engines sort NULL as the smallest value (first ascending, last
+ * descending, as design.md §7 promises), and any extra term such as `col IS NULL` would
+ * keep the field's index from serving the order.
  */
 export function orderFragment(order: readonly OrderTerm[], dialect: SqlDialect): Fragment {
-  const parts: string[] = [];
-  const bindings: string[] = [];
-  for (const t of order) {
-    if (t.field.nullable) {
-      parts.push(`?? IS NULL ${t.desc ? 'ASC' : 'DESC'}`);
-      bindings.push(t.field.column);
-    }
-    parts.push(`${dialect.compared(t.field)} ${t.desc ? 'DESC' : 'ASC'}`);
-    bindings.push(t.field.column);
-  }
-  return { sql: parts.join(', '), bindings };
+  return {
+    sql: order.map((t) => `${dialect.compared(t.field)} ${t.desc ? 'DESC' : 'ASC'}`).join(', '),
+    bindings: order.map((t) => t.field.column),
+  };
 }
 
-export function render(db: Knex, plan: QueryPlan): RenderedQuery {
+export function render(db: Knex, plan: QueryPlan, ctx: Pick<EngineContext, 'deferredJoinFrom' | 'estimateExactUpTo'>): RenderedQuery {
   const dialect = sqlDialects[dialectOf(db)];
   const where = plan.conditions.map((c) =>
     dialect.conditions[c.operator](dialect.compared(c.field), c.field.column, c.values.map((v) => dialect.bind(c.field, v))),
   );
   const select = (parts: Partial<SelectParts>): SelectParts => ({
+    form: 'plain',
     table: plan.dto.table,
     columns: [],
     expressions: [],
@@ -44,15 +41,14 @@ export function render(db: Knex, plan: QueryPlan): RenderedQuery {
     order: undefined,
     limit: undefined,
     offset: 0,
+    key: undefined,
+    outerOrder: undefined,
     ...parts,
   });
-
-  const { skip, take } = plan.paging;
-  const page = take > 0
-    ? select({ columns: plan.projection.map((f) => f.column), order: orderFragment(plan.order, dialect), limit: take, offset: skip })
-    : undefined;
-
   const key: FieldSpec = plan.dto.fields.find((f) => f.name === plan.dto.primaryKey) ?? plan.dto.fields[0]!;
+  const cursorColumns = plan.order.map((t) => t.field.column);
+  const page = plan.paging.take > 0 ? pageParts(plan, dialect, select, where, key, cursorColumns, ctx) : [];
+
   const expressions: Fragment[] = plan.total ? [{ sql: 'COUNT(*) AS ??', bindings: ['total'] }] : [];
   const aggregates = plan.aggregates.map((aggregate, i) => {
     const sql = aggregateRenderers[aggregate.fn](aggregate, { order: plan.order, key, dialect });
@@ -70,5 +66,40 @@ export function render(db: Knex, plan: QueryPlan): RenderedQuery {
     return { aggregate, source: { kind: 'pick', query, column: sql.field.column } as const };
   });
   const summary = expressions.length > 0 ? select({ expressions }) : undefined;
-  return { dialect, page, summary, aggregates };
+  const estimate = plan.estimatedTotal
+    ? { capped: select({ form: 'countUpTo', limit: ctx.estimateExactUpTo + 1 }), engine: engineEstimates[dialect.name](plan, select({ columns: [key.column] })) }
+    : undefined;
+  return { dialect, page, cursorColumns, summary, aggregates, estimate };
+}
+
+/**
+ * The page: the projection plus the order's columns (the `next` cursor is made of them),
+ * one row past Take. After a cursor, one statement per keyset group; past
+ * `deferredJoinFrom` skipped rows on MySQL, the keys first (SelectParts `deferred`): the
+ * skipped rows are then index entries, not rows fetched from the clustered index.
+ */
+function pageParts(
+  plan: QueryPlan,
+  dialect: SqlDialect,
+  select: (parts: Partial<SelectParts>) => SelectParts,
+  where: readonly Fragment[],
+  key: FieldSpec,
+  cursorColumns: readonly string[],
+  ctx: Pick<EngineContext, 'deferredJoinFrom'>,
+): SelectParts[] {
+  const { skip, take } = plan.paging;
+  const columns = [...new Set([...plan.projection.map((f) => f.column), ...cursorColumns])];
+  const order = orderFragment(plan.order, dialect);
+  const limit = take + 1;
+  if (plan.after !== undefined) {
+    return keysetGroups(plan.order, plan.after.values, dialect).map((group) => {
+      const terms = group.nullTerms.size === 0 ? plan.order : plan.order.filter((_, i) => !group.nullTerms.has(i));
+      return select({ columns, where: [...where, group.where], order: orderFragment(terms, dialect), limit });
+    });
+  }
+  if (dialect.name === 'mysql' && skip >= ctx.deferredJoinFrom) {
+    const qualified = plan.order.map((t) => ({ ...t, field: { ...t.field, column: `${plan.dto.table}.${t.field.column}` } }));
+    return [select({ form: 'deferred', columns, order, limit, offset: skip, key: key.column, outerOrder: orderFragment(qualified, dialect) })];
+  }
+  return [select({ columns, order, limit, offset: skip })];
 }

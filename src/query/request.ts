@@ -11,7 +11,7 @@ export interface RawParam {
 }
 
 /** The paging and shaping parameters of design.md §7, keyed by their canonical camelCase name. */
-export const shapingParams = ['skip', 'take', 'orderBy', 'orderByDesc', 'fields', 'include', 'meta'] as const;
+export const shapingParams = ['skip', 'take', 'after', 'orderBy', 'orderByDesc', 'fields', 'include', 'meta'] as const;
 export type ShapingParam = (typeof shapingParams)[number];
 
 export interface QueryRequest {

@@ -24,6 +24,6 @@ export function compile(dto: QueryDtoSpec, request: unknown, ctx: EngineContext)
 export async function runQuery(db: Knex, dto: QueryDtoSpec, request: unknown, ctx: EngineContext): Promise<Result<QueryOutcome>> {
   const planned = compile(dto, request, ctx);
   if (!planned.ok) return planned;
-  const executed = await execute(db, render(db, planned.value), planned.value, ctx);
+  const executed = await execute(db, render(db, planned.value, ctx), planned.value, ctx);
   return executed.ok ? { ok: true, value: { plan: planned.value, response: executed.value } } : executed;
 }

@@ -11,6 +11,12 @@ import type { SqlDialect } from './sql-dialect.js';
  * and values with `?`.
  */
 export interface SelectParts {
+  /**
+   * `plain`: one SELECT. `deferred`: the page's keys read through the order's index first,
+   * then joined to their rows, so a deep OFFSET walks index entries instead of rows (MySQL).
+   * `countUpTo`: COUNT(*) of at most `limit` matching rows.
+   */
+  readonly form: 'plain' | 'deferred' | 'countUpTo';
   readonly table: string;
   /** Plain columns, bound as identifiers. */
   readonly columns: readonly string[];
@@ -24,16 +30,38 @@ export interface SelectParts {
   readonly limit: number | undefined;
   /** 0 for none. */
   readonly offset: number;
+  /** `deferred`: the key column the keys are joined on. */
+  readonly key: string | undefined;
+  /** `deferred`: the order again, over the joined rows' columns. */
+  readonly outerOrder: Fragment | undefined;
 }
 
 export type AggregateSource =
   | { readonly kind: 'summary'; readonly aliases: readonly string[] }
   | { readonly kind: 'pick'; readonly query: SelectParts; readonly column: string };
 
+/**
+ * How `EstimatedTotal` asks the engine once the exact count passed its limit: `explain` reads
+ * the optimizer's row estimate of the query (MySQL); `stat` reads one figure of the ANALYZE
+ * statistics row the query selects (SQLite's sqlite_stat1: figure 0 is the table's rows,
+ * figure 1 the rows per value of the index's column), times `times`.
+ */
+export type EngineEstimate =
+  | { readonly kind: 'explain'; readonly query: SelectParts }
+  | { readonly kind: 'stat'; readonly query: SelectParts; readonly figure: number; readonly times: number };
+
 export interface RenderedQuery {
   readonly dialect: SqlDialect;
-  /** Absent when Take is 0: no rows are asked for. */
-  readonly page: SelectParts | undefined;
+  /**
+   * The page's statements, in the order their rows come: each runs only while the rows so
+   * far leave the page short (render-keyset.ts). Empty when Take is 0. Their LIMIT is one
+   * row more than Take, which tells whether a further page exists.
+   */
+  readonly page: readonly SelectParts[];
+  /** The columns the page reads for the `next` cursor: the order's, in order. */
+  readonly cursorColumns: readonly string[];
+  /** `EstimatedTotal`: the count capped one row past the exact limit, and the engine's estimate. */
+  readonly estimate: { readonly capped: SelectParts; readonly engine: EngineEstimate | undefined } | undefined;
   /** COUNT(*) AS total and the aggregates computed in one pass; absent when neither is asked. */
   readonly summary: SelectParts | undefined;
   readonly aggregates: readonly { readonly aggregate: Aggregate; readonly source: AggregateSource }[];

@@ -48,8 +48,8 @@ interface Shape {
  */
 function shapeOf(parts: SelectParts, mark = false): Shape {
   const values: Bound[] = [];
-  let key = `${parts.table}\u0001${parts.columns.join('\u0002')}\u0001${parts.notNull ?? ''}\u0001${parts.limit !== undefined}\u0001${parts.offset > 0}`;
-  const marked = mark ? { expressions: [] as Fragment[], where: [] as Fragment[], order: undefined as Fragment | undefined } : undefined;
+  let key = `${parts.form}\u0001${parts.table}\u0001${parts.columns.join('\u0002')}\u0001${parts.notNull ?? ''}\u0001${parts.key ?? ''}\u0001${parts.limit !== undefined}\u0001${parts.offset > 0}`;
+  const marked = mark ? { expressions: [] as Fragment[], where: [] as Fragment[], order: undefined as Fragment | undefined, outerOrder: undefined as Fragment | undefined } : undefined;
   const add = (tag: string, f: Fragment): Fragment | undefined => {
     const kinds = identifiersOf(f.sql);
     key += `\u0001${tag}${f.sql}`;
@@ -76,6 +76,10 @@ function shapeOf(parts: SelectParts, mark = false): Shape {
   if (parts.order !== undefined) {
     const m = add('o', parts.order);
     if (marked) marked.order = m;
+  }
+  if (parts.outerOrder !== undefined) {
+    const m = add('O', parts.outerOrder);
+    if (marked) marked.outerOrder = m;
   }
   const limit = parts.limit === undefined ? undefined : values.push(parts.limit) - 1;
   const offset = parts.offset > 0 ? values.push(parts.offset) - 1 : undefined;
@@ -121,6 +125,22 @@ export function createStatementCache(db: Knex, maxShapes = 2000): StatementCache
 
 /** The parts as a Knex query builder: Knex quotes the identifiers and assembles the clauses. */
 export function toKnex(db: Knex, parts: SelectParts): Knex.QueryBuilder {
+  if (parts.form === 'countUpTo') {
+    return db.count({ n: '*' }).from(plainQuery(db, { ...parts, columns: [], expressions: [{ sql: '1', bindings: [] }] }).as('c'));
+  }
+  if (parts.form === 'deferred') {
+    const key = parts.key!;
+    const keys = plainQuery(db, { ...parts, columns: [key] }).as('k');
+    const q = db(parts.table)
+      .select(parts.columns.map((c) => `${parts.table}.${c}`))
+      .join(keys, `${parts.table}.${key}`, `k.${key}`);
+    if (parts.outerOrder !== undefined) q.orderByRaw(parts.outerOrder.sql, [...parts.outerOrder.bindings]);
+    return q;
+  }
+  return plainQuery(db, parts);
+}
+
+function plainQuery(db: Knex, parts: SelectParts): Knex.QueryBuilder {
   const q = db(parts.table);
   for (const f of parts.where) q.whereRaw(f.sql, [...f.bindings]);
   if (parts.columns.length > 0) q.select(parts.columns);

@@ -59,7 +59,7 @@ interface Call {
 
 /** A value the schema allows, and that the server accepts for that name. */
 function valueFor(name: string, schema: Json): unknown {
-  const known: Record<string, unknown> = { include: 'Total', fields: 'Id', orderBy: 'Id', orderByDesc: 'Id', callback: 'cb', _: '1', continue: '/benvenuto', meta: { source: 'web' } };
+  const known: Record<string, unknown> = { after: '', include: 'Total', fields: 'Id', orderBy: 'Id', orderByDesc: 'Id', callback: 'cb', _: '1', continue: '/benvenuto', meta: { source: 'web' } };
   if (name in known) return known[name];
   if (schema['enum']) return schema['enum'][0];
   switch (schema['type']) {

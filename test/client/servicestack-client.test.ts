@@ -79,8 +79,15 @@ forEachDialect('ServiceStack JsonServiceClient', (dialect) => {
 
           const byGet = await c.get(new dtos.SoggettoRecapitoQuery({ soggettoIdIn: [1001, 1002], take: 3, orderBy: '-Id' }));
           expect(byGet.results?.map((r) => r.soggettoId)).to.have.length(3).and.satisfy((ids: number[]) => ids.every((id) => id === 1001 || id === 1002));
+          // `next` is one more property of the response; `after` one more of the request.
+          const whole = await c.get(new dtos.SoggettoRecapitoQuery({ soggettoIdIn: [1001, 1002], orderBy: '-Id' }));
+          const following = await c.get(new dtos.SoggettoRecapitoQuery({ soggettoIdIn: [1001, 1002], take: 3, orderBy: '-Id', after: byGet.next }));
+          expect(following.results?.map((r) => r.id)).to.deep.equal(whole.results?.slice(3, 6).map((r) => r.id));
+          expect(whole.results).to.have.length.above(3);
+          expect(whole.next).to.equal(undefined);
           const byPost = await c.post(new dtos.CaratteristicaGruppoQuery({ isDisattiva: false, take: 2, include: 'Total' }));
           expect(byPost.results).to.have.length(2);
+          expect(byPost.next).to.be.a('string');
           expect(byPost.total).to.be.greaterThan(2);
           const csv = await c.get(new SoggettoRecapitoQueryCsv({ soggettoId: 1001, fields: 'Id,Recapito' }));
           expect(csv.split('\r\n')[0]).to.equal('Id,Recapito');

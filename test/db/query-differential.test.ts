@@ -43,7 +43,8 @@ describe(`query differential [${dialects.join(',')} + reference]`, function () {
           for (const t of dbs) {
             const got = await runQuery(t.db, dto, request, ctx);
             if (!got.ok) throw got.error;
-            expect(got.value.response, t.dialect).to.deep.equal(want);
+            const { next, ...rest } = got.value.response;
+            expect(next === undefined ? rest : { ...rest, next: 'more' }, t.dialect).to.deep.equal(want);
           }
         }),
         { numRuns: RUNS },

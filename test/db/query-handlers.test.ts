@@ -18,7 +18,7 @@ import { loadFixtures } from '../support/query-fixtures.js';
 
 // Only what query handlers read; the cast keeps this test indifferent to edge-only fields.
 const request = (operationId: string, dto: Record<string, unknown>, format: 'json' | 'csv' = 'json') =>
-  ({ operationId, dto, principal: null, clientIp: '127.0.0.1', format }) as OperationRequest;
+  ({ operationId, dto, principal: null, bearer: () => null, clientIp: '127.0.0.1', format, nextPageUrl: () => undefined }) as OperationRequest;
 
 const strumento = defineQueryDto('StrumentoQuery', 'Strumento', 'zz_strumento', [
   { name: 'Id', column: 'id', family: 'integer', nullable: false },
@@ -92,12 +92,12 @@ forEachDialect('query handlers', (dialect) => {
       const planned = compile(cg, { fields: 'Id' }, ctx);
       if (!planned.ok) throw planned.error;
       // A statement that outlives the timeout: MariaDB's SLEEP stands in for a slow scan.
-      const slow = { table: 'caratteristica_gruppo', columns: [], expressions: [{ sql: 'SLEEP(3) AS ??', bindings: ['s'] }], where: [], notNull: undefined, order: undefined, limit: 1, offset: 0 };
+      const slow = { form: 'plain' as const, key: undefined, outerOrder: undefined, table: 'caratteristica_gruppo', columns: [], expressions: [{ sql: 'SLEEP(3) AS ??', bindings: ['s'] }], where: [], notNull: undefined, order: undefined, limit: 1, offset: 0 };
       // The pool as the service builds it: its sessions carry QUERY_TIMEOUT_MS as the server's statement limit.
       const serving = connect({ databaseUrl: t.databaseUrl, poolMax: 1, statementTimeoutMs: ctx.queryTimeoutMs });
       try {
         const started = Date.now();
-        const r = await execute(serving, { dialect: sqlDialects.mysql, page: slow, summary: undefined, aggregates: [] }, planned.value, ctx);
+        const r = await execute(serving, { dialect: sqlDialects.mysql, page: [slow], cursorColumns: [], summary: undefined, aggregates: [], estimate: undefined }, planned.value, ctx);
         expect(Date.now() - started).to.be.below(2000);
         expect(r.ok).to.equal(false);
         if (!r.ok) expect([r.error.code, r.error.status, r.error.headers]).to.deep.equal(['QueryTimeout', 503, { 'Retry-After': '1' }]);

@@ -70,7 +70,7 @@ for (const dialect of dialects) {
           const planned = compile(dto, { [param]: value }, testContext());
           if (!planned.ok) throw planned.error;
           // The statement the engine runs, from the statement cache.
-          const page = statementCacheOf(t.db).statement(render(t.db, planned.value).page!);
+          const page = statementCacheOf(t.db).statement(render(t.db, planned.value, testContext()).page[0]!);
           if (dialect === 'mysql') {
             const [row] = await explainMysql(t.db, page);
             expect(row?.key, JSON.stringify(row)).to.be.a('string');

@@ -27,7 +27,7 @@ export function defineQueryDto(
 export const cg: QueryDtoSpec = queryDtos.CaratteristicaGruppoQuery;
 export const sr: QueryDtoSpec = queryDtos.SoggettoRecapitoQuery;
 
-export const testConfig = { defaultTake: 100, maxTake: 1000, includeTotal: false, queryTimeoutMs: 5000 };
+export const testConfig = { defaultTake: 100, maxTake: 1000, includeTotal: false, queryTimeoutMs: 5000, cursorSecret: 'a test secret of at least thirty-two bytes', estimateExactUpTo: 10_000 };
 
 export function testContext(overrides: Partial<typeof testConfig> = {}): EngineContext {
   return engineContext({ ...testConfig, ...overrides }, operators, limits);

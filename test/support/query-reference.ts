@@ -50,7 +50,7 @@ const matches = (row: Row, c: Condition) => {
   return v !== null && v !== undefined && matchers[c.operator](v, c.values);
 };
 
-function sorter(order: readonly OrderTerm[]) {
+export function sorter(order: readonly OrderTerm[]) {
   return (a: Row, b: Row): number => {
     for (const t of order) {
       const x = a[t.field.column] ?? null, y = b[t.field.column] ?? null;
@@ -100,6 +100,8 @@ export function evaluate(plan: QueryPlan, table: readonly Row[]): QueryResponse 
     offset: plan.paging.skip,
     ...(plan.total ? { total: rows.length } : {}),
     results,
+    // `next` is opaque: the reference says only that a further page exists.
+    ...(plan.paging.take > 0 && plan.paging.skip + plan.paging.take < rows.length ? { next: 'more' } : {}),
     ...(Object.keys(meta).length ? { meta } : {}),
   };
 }

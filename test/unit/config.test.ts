@@ -16,7 +16,18 @@ describe('config', () => {
     expect(c.databaseReplicaUrls).to.deep.equal([]);
     expect(c.replicaMaxLagMs).to.equal(2000);
     expect(c.purgeIntervalS).to.equal(3600);
+    expect(c.estimateExactUpTo).to.equal(10_000);
     expect(Object.isFrozen(c)).to.equal(true);
+  });
+
+  it('signs cursors with CURSOR_SECRET, else with the JWT secret', () => {
+    const jwt = 'a jwt secret of at least thirty-two bytes';
+    expect(loadConfig({ JWT_SECRET: jwt }).cursorSecret).to.equal(jwt);
+    expect(loadConfig({ JWT_SECRET: jwt, CURSOR_SECRET: 'a cursor secret of at least 32 bytes!' }).cursorSecret).to.equal('a cursor secret of at least 32 bytes!');
+    // Outside production without either: the per-process random token secret.
+    const c = loadConfig({});
+    expect(c.cursorSecret).to.equal(c.jwt.secret);
+    expect(Buffer.byteLength(c.cursorSecret)).to.be.at.least(32);
   });
 
   const bad: Array<[string, Record<string, string>, RegExp]> = [
@@ -36,6 +47,9 @@ describe('config', () => {
     ['bad duration', { ACCESS_TOKEN_TTL: '15 minutes' }, /^ACCESS_TOKEN_TTL: /],
     ['default take above max', { MAX_TAKE: '50', DEFAULT_TAKE: '60' }, /^DEFAULT_TAKE: must be between 0 and 50/],
     ['bad log level', { LOG_LEVEL: 'loud' }, /^LOG_LEVEL: /],
+    ['short cursor secret', { CURSOR_SECRET: 'short' }, /^CURSOR_SECRET: must be at least 32 bytes/],
+    ['RS256 in production without a cursor secret', { NODE_ENV: 'production', JWT_ALGORITHM: 'RS256', JWT_PRIVATE_KEY_FILE: 'k', JWT_PUBLIC_KEY_FILE: 'p' }, /^CURSOR_SECRET: is required when JWT_ALGORITHM=RS256/],
+    ['a negative estimate limit', { ESTIMATE_EXACT_UP_TO: '-1' }, /^ESTIMATE_EXACT_UP_TO: must be between 0/],
     ['unknown refresh token rotation', { REFRESH_TOKEN_ROTATION: 'sometimes' }, /^REFRESH_TOKEN_ROTATION: must be rotate or reuse/],
     ['a proxy that is no address', { TRUST_PROXY: '10.0.0.0/8, gateway' }, /^TRUST_PROXY: must be true, false, a hop count or addresses\/subnets/],
   ];

@@ -37,7 +37,7 @@ function buildRequest(fields: Json[]) {
 }
 
 const int32 = { type: 'integer', format: 'int32', minimum: -2147483648, maximum: 2147483647 };
-const shaping = ['skip', 'take', 'orderBy', 'orderByDesc', 'include', 'fields', 'meta'];
+const shaping = ['skip', 'take', 'after', 'orderBy', 'orderByDesc', 'include', 'fields', 'meta'];
 
 describe('generator: filter properties from the operator table', () => {
   const cases: [string, { given: Json[]; want: { filters: string[]; schemas: Record<string, Json> } }][] = [
@@ -164,7 +164,9 @@ describe('generator: --check detects drift', () => {
     expect(result.status, result.stderr).to.equal(0);
   });
 
-  it('fails on a stale copy, naming the files, and passes after regenerating', () => {
+  it('fails on a stale copy, naming the files, and passes after regenerating', function () {
+    // Four runs of the generator, each a process of its own.
+    this.timeout(120_000);
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'impianti-generate-'));
     try {
       for (const dir of ['spec', 'generated']) fs.cpSync(path.join(root, dir), path.join(tmp, dir), { recursive: true });

@@ -16,7 +16,7 @@ const cases: Array<[string, { given: Record<string, unknown>; want: Outcome; ctx
   ['the issue example', {
     given: { idIn: [1, 2], descrizioneStartsWith: 'ab', orderBy: '-OrdineVista', fields: 'Id,Descrizione', include: 'Total,MAX(OrdineVista) MaxOrdine', skip: 0, take: 10 },
     want: { plan: {
-      conditions: [['Id', 'in', [1, 2]], ['Descrizione', 'startsWith', ['ab']]], paging: [0, 10], order: ['OrdineVista desc', 'Id'],
+      conditions: [['Id', 'in', [1, 2]], ['Descrizione', 'startsWith', ['ab']]], paging: [0, 10], order: ['OrdineVista desc', 'Id desc'],
       fields: ['Id', 'Descrizione'], total: true, aggregates: [['max', 'OrdineVista', 'MaxOrdine']],
     } },
   }],
@@ -38,6 +38,8 @@ const cases: Array<[string, { given: Record<string, unknown>; want: Outcome; ctx
   ['DEFAULT_TAKE from the context', { given: {}, ctx: { defaultTake: 25 }, want: { plan: { paging: [0, 25] } } }],
   ['OrderBy and OrderByDesc merge; repeats ignored', { given: { orderBy: 'descrizione,-ordineVista', orderByDesc: 'ORDINEVISTA,-iconaImmagineId,Descrizione' }, want: { plan: { order: ['Descrizione', 'OrdineVista desc', 'IconaImmagineId', 'Id'] } } }],
   ['OrderBy by the key keeps its direction', { given: { orderByDesc: 'Id' }, want: { plan: { order: ['Id desc'] } } }],
+  ['the key closes the order in the direction of the last term that counts', { given: { orderBy: 'Descrizione', orderByDesc: 'OrdineVista,Descrizione' }, want: { plan: { order: ['Descrizione', 'OrdineVista desc', 'Id desc'] } } }],
+  ['a key named in the order stays where it was named', { given: { orderByDesc: 'Id,Descrizione' }, want: { plan: { order: ['Id desc', 'Descrizione desc'] } } }],
   ['blank items in lists are dropped', { given: { orderBy: ' , Descrizione ,', fields: 'descrizione,, id' }, want: { plan: { order: ['Descrizione', 'Id'], fields: ['Descrizione', 'Id'] } } }],
   ['Fields case-insensitive, repeats dropped', { given: { fields: 'ORDINEVISTA,id,OrdineVista' }, want: { plan: { fields: ['OrdineVista', 'Id'] } } }],
   ['empty Fields selects everything', { given: { fields: '' }, want: { plan: { fields: allFields } } }],

@@ -20,7 +20,7 @@ interface Want { sql: Partial<Record<Dialect, string>>; bindings: Partial<Record
 
 function sqlOf(db: Knex, r: RenderedQuery, part: Part): Statement | undefined {
   const source = part === 'pick' ? r.aggregates.find((a) => a.source.kind === 'pick')!.source : undefined;
-  const parts = source?.kind === 'pick' ? source.query : part === 'pick' ? undefined : r[part];
+  const parts = source?.kind === 'pick' ? source.query : part === 'page' ? r.page[0] : part === 'pick' ? undefined : r[part];
   if (parts === undefined) return undefined;
   const cache = createStatementCache(db);
   const first = cache.statement(parts);
@@ -35,44 +35,54 @@ const page = (where: string) => `select \`id\`, \`soggetto_id\`, \`tipo_recapito
 const cases: Array<[string, { dto?: typeof cg; given: Record<string, unknown>; part?: Part; want: Want }]> = [
   ['integer comparisons are plain on both', {
     given: { soggettoIdGreaterThanOrEqualTo: 1, soggettoIdNotEqualTo: 2, tipoRecapitoIdLessThan: 3 },
-    want: { sql: { mysql: page('`soggetto_id` >= ? and `soggetto_id` <> ? and `tipo_recapito_id` < ?'), sqlite: page('`soggetto_id` >= ? and `soggetto_id` <> ? and `tipo_recapito_id` < ?') }, bindings: { mysql: [1, 2, 3, 100], sqlite: [1, 2, 3, 100] } },
+    want: { sql: { mysql: page('`soggetto_id` >= ? and `soggetto_id` <> ? and `tipo_recapito_id` < ?'), sqlite: page('`soggetto_id` >= ? and `soggetto_id` <> ? and `tipo_recapito_id` < ?') }, bindings: { mysql: [1, 2, 3, 101], sqlite: [1, 2, 3, 101] } },
   }],
   ['string equality: collation on MySQL, fold() and folded value on SQLite', {
     given: { recapito: 'Città ' },
-    want: { sql: { mysql: page('`recapito` = ?'), sqlite: page('fold(`recapito`) = ?') }, bindings: { mysql: ['Città ', 100], sqlite: ['citta ', 100] } },
+    want: { sql: { mysql: page('`recapito` = ?'), sqlite: page('fold(`recapito`) = ?') }, bindings: { mysql: ['Città ', 101], sqlite: ['citta ', 101] } },
   }],
   ['StartsWith/EndsWith/Contains escape % _ \\ and bind the escape', {
     given: { recapitoStartsWith: '5%_\\', recapitoEndsWith: 'x', recapitoContains: 'Y' },
     want: {
       sql: { mysql: page('`recapito` LIKE ? ESCAPE ? and `recapito` LIKE ? ESCAPE ? and `recapito` LIKE ? ESCAPE ?') },
-      bindings: { mysql: ['5\\%\\_\\\\%', '\\', '%x', '\\', '%Y%', '\\', 100] },
+      bindings: { mysql: ['5\\%\\_\\\\%', '\\', '%x', '\\', '%Y%', '\\', 101] },
     },
   }],
   ['SQLite StartsWith adds a range on fold(col) for the expression index', {
     given: { recapitoStartsWith: 'Vià\\' },
     want: {
       sql: { sqlite: page('fold(`recapito`) >= ? AND fold(`recapito`) < ? AND fold(`recapito`) LIKE ? ESCAPE ?'), mysql: page('`recapito` LIKE ? ESCAPE ?') },
-      bindings: { sqlite: ['via\\', 'via]', 'via\\\\%', '\\', 100], mysql: ['Vià\\\\%', '\\', 100] },
+      bindings: { sqlite: ['via\\', 'via]', 'via\\\\%', '\\', 101], mysql: ['Vià\\\\%', '\\', 101] },
     },
   }],
   ['Like passes the pattern through (folded on SQLite)', {
     given: { codiceEsternoLike: 'À_\\%%' },
-    want: { sql: { sqlite: page('fold(`codice_esterno`) LIKE ? ESCAPE ?') }, bindings: { mysql: ['À_\\%%', '\\', 100], sqlite: ['a_\\%%', '\\', 100] } },
+    want: { sql: { sqlite: page('fold(`codice_esterno`) LIKE ? ESCAPE ?') }, bindings: { mysql: ['À_\\%%', '\\', 101], sqlite: ['a_\\%%', '\\', 101] } },
   }],
   ['Between and In', {
     given: { soggettoIdBetween: [5, 1], recapitoIn: ['A', 'b'] },
-    want: { sql: { mysql: page('`soggetto_id` BETWEEN ? AND ? and `recapito` IN (?, ?)'), sqlite: page('`soggetto_id` BETWEEN ? AND ? and fold(`recapito`) IN (?, ?)') }, bindings: { sqlite: [5, 1, 'a', 'b', 100] } },
+    want: { sql: { mysql: page('`soggetto_id` BETWEEN ? AND ? and `recapito` IN (?, ?)'), sqlite: page('`soggetto_id` BETWEEN ? AND ? and fold(`recapito`) IN (?, ?)') }, bindings: { sqlite: [5, 1, 'a', 'b', 101] } },
   }],
-  ['empty In is false', { given: { idIn: [] }, want: { sql: { mysql: page('1 = 0'), sqlite: page('1 = 0') }, bindings: { mysql: [100] } } }],
-  ['booleans bound as 1/0', { dto: cg, given: { isDisattiva: false, fields: 'Id' }, want: { sql: { mysql: 'select `id` from `caratteristica_gruppo` where `is_disattiva` = ? order by `id` ASC limit ?' }, bindings: { mysql: [0, 100], sqlite: [0, 100] } } }],
-  ['order: explicit NULL placement for nullable fields only; paging', {
+  ['empty In is false', { given: { idIn: [] }, want: { sql: { mysql: page('1 = 0'), sqlite: page('1 = 0') }, bindings: { mysql: [101] } } }],
+  ['booleans bound as 1/0', { dto: cg, given: { isDisattiva: false, fields: 'Id' }, want: { sql: { mysql: 'select `id` from `caratteristica_gruppo` where `is_disattiva` = ? order by `id` ASC limit ?' }, bindings: { mysql: [0, 101], sqlite: [0, 101] } } }],
+  ['order: plain terms an index can serve, Id last in the last term\'s direction; the page reads the order\'s columns for its cursor and one row past Take', {
     given: { orderBy: 'Recapito,-SoggettoId', orderByDesc: 'CodiceEsterno', fields: 'Id', skip: 20, take: 5 },
     want: {
       sql: {
-        mysql: 'select `id` from `soggetto_recapito` order by `recapito` IS NULL DESC, `recapito` ASC, `soggetto_id` DESC, `codice_esterno` IS NULL ASC, `codice_esterno` DESC, `id` ASC limit ? offset ?',
-        sqlite: 'select `id` from `soggetto_recapito` order by `recapito` IS NULL DESC, fold(`recapito`) ASC, `soggetto_id` DESC, `codice_esterno` IS NULL ASC, fold(`codice_esterno`) DESC, `id` ASC limit ? offset ?',
+        mysql: 'select `id`, `recapito`, `soggetto_id`, `codice_esterno` from `soggetto_recapito` order by `recapito` ASC, `soggetto_id` DESC, `codice_esterno` DESC, `id` DESC limit ? offset ?',
+        sqlite: 'select `id`, `recapito`, `soggetto_id`, `codice_esterno` from `soggetto_recapito` order by fold(`recapito`) ASC, `soggetto_id` DESC, fold(`codice_esterno`) DESC, `id` DESC limit ? offset ?',
       },
-      bindings: { mysql: [5, 20] },
+      bindings: { mysql: [6, 20] },
+    },
+  }],
+  ['a deep skip on MySQL reads the keys through the index first; SQLite keeps the plain form', {
+    given: { orderBy: 'Recapito', fields: 'Recapito', skip: 5000, take: 10 },
+    want: {
+      sql: {
+        mysql: 'select `soggetto_recapito`.`recapito`, `soggetto_recapito`.`id` from `soggetto_recapito` inner join (select `id` from `soggetto_recapito` order by `recapito` ASC, `id` ASC limit ? offset ?) as `k` on `soggetto_recapito`.`id` = `k`.`id` order by `soggetto_recapito`.`recapito` ASC, `soggetto_recapito`.`id` ASC',
+        sqlite: 'select `recapito`, `id` from `soggetto_recapito` order by fold(`recapito`) ASC, `id` ASC limit ? offset ?',
+      },
+      bindings: { mysql: [11, 5000], sqlite: [11, 5000] },
     },
   }],
   ['summary: total and column aggregates in one statement', {
@@ -91,7 +101,7 @@ const cases: Array<[string, { dto?: typeof cg; given: Record<string, unknown>; p
   }],
   ['LAST reverses the full order', {
     given: { include: 'LAST(SoggettoId)', orderBy: 'Recapito' }, part: 'pick',
-    want: { sql: { mysql: 'select `soggetto_id` from `soggetto_recapito` order by `recapito` IS NULL ASC, `recapito` DESC, `id` DESC limit ?' }, bindings: {} },
+    want: { sql: { mysql: 'select `soggetto_id` from `soggetto_recapito` order by `recapito` DESC, `id` DESC limit ?' }, bindings: {} },
   }],
   ['Take 0 runs no page query', { given: { take: 0 }, want: { sql: {}, bindings: {} } }],
 ];
@@ -102,7 +112,7 @@ describe('query render (SQL text)', () => {
       const planned = compile(dto ?? sr, given, testContext());
       if (!planned.ok) throw planned.error;
       for (const dialect of ['mysql', 'sqlite'] as const) {
-        const sql = sqlOf(clients[dialect], render(clients[dialect], planned.value), part ?? 'page');
+        const sql = sqlOf(clients[dialect], render(clients[dialect], planned.value, testContext()), part ?? 'page');
         if (name.startsWith('Take 0')) expect(sql).to.equal(undefined);
         if (want.sql[dialect] !== undefined) expect(sql?.sql, dialect).to.equal(want.sql[dialect]);
         if (want.bindings[dialect] !== undefined) expect(sql?.bindings, dialect).to.deep.equal(want.bindings[dialect]);
@@ -113,7 +123,7 @@ describe('query render (SQL text)', () => {
   it('no summary query without Total or column aggregates', () => {
     const planned = compile(sr, { include: 'FIRST(Id)' }, testContext());
     if (!planned.ok) throw planned.error;
-    expect(render(clients.sqlite, planned.value).summary).to.equal(undefined);
+    expect(render(clients.sqlite, planned.value, testContext()).summary).to.equal(undefined);
   });
 
   after(async () => Promise.all(Object.values(clients).map((c) => c.destroy())));

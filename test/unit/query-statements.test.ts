@@ -22,8 +22,8 @@ const ctx = testContext();
 function statementsOf(request: Record<string, unknown>, dto = sr, dialect: Dialect = 'mysql'): SelectParts[] {
   const planned = compile(dto, request, ctx);
   if (!planned.ok) throw new Error(JSON.stringify(planned.error.errors));
-  const r = render(clients[dialect], planned.value);
-  return [r.page, r.summary, ...r.aggregates.map((a) => (a.source.kind === 'pick' ? a.source.query : undefined))].filter((p) => p !== undefined);
+  const r = render(clients[dialect], planned.value, ctx);
+  return [...r.page, r.summary, r.estimate?.capped, r.estimate?.engine?.query, ...r.aggregates.map((a) => (a.source.kind === 'pick' ? a.source.query : undefined))].filter((p) => p !== undefined);
 }
 
 describe('query statement cache', () => {
@@ -55,14 +55,15 @@ describe('query statement cache', () => {
     const second = cache.statement(statementsOf({ soggettoIdIn: [3, 4], recapitoStartsWith: 'b_', skip: 6, take: 2 })[0]!);
     expect(cache.size).to.equal(1);
     expect(second.sql).to.equal(first.sql);
-    expect(first.bindings).to.deep.equal([7, 8, 'a%', '\\', 9, 5]);
-    expect(second.bindings).to.deep.equal([3, 4, 'b\\_%', '\\', 2, 6]);
+    // LIMIT is one past Take: the extra row tells whether a further page exists.
+    expect(first.bindings).to.deep.equal([7, 8, 'a%', '\\', 10, 5]);
+    expect(second.bindings).to.deep.equal([3, 4, 'b\\_%', '\\', 3, 6]);
   });
 
   it('keeps values that equal the paging, a column name or each other apart', () => {
     const cache = createStatementCache(clients.mysql);
     cache.statement(statementsOf({ soggettoIdIn: [1, 2], recapito: 'x', skip: 3, take: 4 })[0]!);
-    const tricky = statementsOf({ soggettoIdIn: [20, 20], recapito: 'recapito', skip: 20, take: 20 })[0]!;
+    const tricky = statementsOf({ soggettoIdIn: [20, 20], recapito: 'recapito', skip: 20, take: 19 })[0]!;
     const got = cache.statement(tricky);
     expect(got.sql).to.equal(toKnex(clients.mysql, tricky).toSQL().sql);
     expect(got.bindings).to.deep.equal([20, 20, 'recapito', 20, 20]);

@@ -4,6 +4,7 @@
 import type { Knex } from 'knex';
 import { searchCollation } from '../collation.js';
 import { dialectOf } from '../dialect.js';
+import { fieldIndexName } from '../index-names.js';
 
 export const name = '001-query-tables';
 
@@ -45,7 +46,7 @@ export async function up(db: Knex): Promise<void> {
     ['soggetto_recapito', 'codice_esterno', true],
   ];
   for (const [table, column, isText] of indexes) {
-    const index = `ix_${table}_${column}`;
+    const index = fieldIndexName(table, column);
     if (!mysql && isText) await db.raw(`CREATE INDEX ?? ON ?? (fold(??))`, [index, table, column]);
     else await db.schema.alterTable(table, (t) => t.index([column], index));
   }
