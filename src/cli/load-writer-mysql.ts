@@ -1,5 +1,5 @@
 // The MySQL/MariaDB bulk path of `npm run load`, in one transaction on one connection, by
-// either of the two forms the driver offers (design.md §8 says which is the default and why):
+// either of the two forms the driver offers (design.md §8 says why `insert` is the default):
 // - `insert`: multi-row INSERTs of a batch each, sized well under max_allowed_packet;
 // - `infile`: LOAD DATA LOCAL INFILE of a batch each, streamed from memory as tab-separated
 //   text. With LOCAL the server turns a refused row into a warning and goes on (MariaDB KB,

@@ -31,7 +31,7 @@ export interface CliIo {
 export async function runLoad(argv: readonly string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
   let args;
   try {
-    args = parseArgs({ args: [...argv], allowPositionals: true, options: { 'max-errors': { type: 'string', default: '100' }, 'progress-every': { type: 'string', default: '5' }, 'mysql-via': { type: 'string', default: 'infile' } } });
+    args = parseArgs({ args: [...argv], allowPositionals: true, options: { 'max-errors': { type: 'string', default: '100' }, 'progress-every': { type: 'string', default: '5' }, 'mysql-via': { type: 'string', default: 'insert' } } });
   } catch (e) {
     io.err(`${(e as Error).message}\n${usage}`);
     return 2;

@@ -30,6 +30,8 @@ const cases: Array<[string, { file: string; content: string | Buffer; args?: str
   ['a Latin-1 JSON line', { file: 'latin1.jsonl', content: Buffer.concat([Buffer.from('{"id":1,"soggetto_id":7,"tipo_recapito_id":1}\n{"id":2,"recapito":"citt'), Buffer.from([0xe0]), Buffer.from('"}\n')]), want: ['latin1.jsonl:2: not UTF-8: this line holds bytes that are no UTF-8 character (a file saved as Latin-1 or Windows-1252?); save it as UTF-8'] }],
   ['a duplicate id in the file', { file: 'dup.csv', content: `${header}${row(11)}${row(12)}${row(11)}`, want: ['dup.csv:4: id 11 appears earlier in this file'] }],
   ['an id already in the table', { file: 'taken.csv', content: `${header}${row(21)}${row(500)}`, want: ['taken.csv:3: id 500 is already in the table'] }],
+  ['a duplicate id in the file, by LOAD DATA', { file: 'dup.csv', content: `${header}${row(11)}${row(12)}${row(11)}`, args: ['--mysql-via', 'infile'], want: ['dup.csv:4: id 11 appears earlier in this file'] }],
+  ['an id already in the table, by LOAD DATA', { file: 'taken.csv', content: `${header}${row(21)}${row(500)}`, args: ['--mysql-via', 'infile'], want: ['taken.csv:3: id 500 is already in the table'] }],
   ['not a JSON object', { file: 'array.jsonl', content: '[1,2]\n{"id":1,"soggetto_id":7,"tipo_recapito_id":1,"colore":"rosso"}\n', want: ['array.jsonl:1: not a JSON object', 'array.jsonl:2: colore: not a column of soggetto_recapito'] }],
   ['a quote inside an unquoted field', { file: 'quote.csv', content: `${header}${row(1)}2,7,1,ab"c\n`, want: ['quote.csv:3: a quote inside an unquoted field; RFC 4180 quotes the whole field and doubles inner quotes'] }],
   ['problems past --max-errors', { file: 'many.csv', content: `${header}x,7,1,a\ny,7,1,b\nz,w,1,c\n${row(1)}`, args: ['--max-errors', '2'], want: ['many.csv:2: id: "x" is not an int32', 'many.csv:3: id: "y" is not an int32', 'many.csv:4: stopped reading after 2 problems (--max-errors); 2 more found on this line not shown, the lines after it not checked'] }],
@@ -68,6 +70,22 @@ forEachDialect('operator loading: bad input', (dialect) => {
     expect(await t.db('soggetto_recapito').where({ id: 32 }).first('recapito')).to.deep.equal({ recapito: 'r32@example.it' });
     await t.db('soggetto_recapito').whereIn('id', [31, 32]).delete();
   });
+
+  for (const via of ['insert', 'infile']) {
+    it(`--mysql-via ${via}: tabs, backslashes, line breaks, quotes and nulls arrive as written`, async () => {
+      const values = ['tab\there', 'back\\slash \\N', 'two\r\nlines', '"quoted"', 'città 😀'];
+      const lines = values.map((v, i) => `${51 + i},7,1,"${v.replace(/"/g, '""')}",${i === 0 ? '' : `CRM-${i}`}`);
+      fs.writeFileSync(path.join(dir, 'special.csv'), `id,soggetto_id,tipo_recapito_id,recapito,codice_esterno\n${lines.join('\n')}\n`);
+      fs.writeFileSync(path.join(dir, 'special.jsonl'), '{"id":60,"soggetto_id":7,"tipo_recapito_id":1,"recapito":null}\n');
+      for (const file of ['special.csv', 'special.jsonl']) {
+        const r = await runCli('load', ['soggetto_recapito', path.join(dir, file), '--mysql-via', via], env());
+        expect([r.code, r.stderr]).to.deep.equal([0, '']);
+      }
+      const got = await t.db('soggetto_recapito').where('id', '>=', 51).andWhere('id', '<=', 60).orderBy('id').select('recapito', 'codice_esterno');
+      expect(got).to.deep.equal([...values.map((recapito, i) => ({ recapito, codice_esterno: i === 0 ? '' : `CRM-${i}` })), { recapito: null, codice_esterno: null }]);
+      await t.db('soggetto_recapito').where('id', '>=', 51).andWhere('id', '<=', 60).delete();
+    });
+  }
 
   it('refuses bad options with the usage and exit code 2', async () => {
     fs.writeFileSync(path.join(dir, 'ok.csv'), `${header}${row(41)}`);
