@@ -105,3 +105,21 @@ function classify(e: DriverError): ApiError {
   }
   return ApiError.of('InternalServerError', 'An internal error occurred');
 }
+
+// ---- rows a bulk load writes -------------------------------------------------------
+// Why the database refused a row of `npm run load`, in words that carry no data. MySQL:
+// ER_DUP_ENTRY 1062, ER_NO_REFERENCED_ROW_2 1452, ER_RECORD_FILE_FULL 1114 (InnoDB cannot
+// grow a tablespace), ER_DISK_FULL 1021, errno 28 (ENOSPC) inside ER_ERROR_ON_WRITE 3 and
+// friends, ER_DATA_TOO_LONG 1406. SQLite: SQLITE_CONSTRAINT_* and SQLITE_FULL.
+
+export type RowRefusal = 'duplicate' | 'foreign-key' | 'disk-full' | 'too-long' | 'other';
+
+export function rowRefusal(err: unknown): RowRefusal {
+  const e = asDriverError(err);
+  const message = String(e.sqlMessage ?? e.message ?? '');
+  if (uniqueViolation(err)) return 'duplicate';
+  if (e.errno === 1452 || e.errno === 1216 || e.code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return 'foreign-key';
+  if (e.errno === 1114 || e.errno === 1021 || e.code === 'SQLITE_FULL' || e.code === 'ENOSPC' || /errno: 28\b|No space left/i.test(message)) return 'disk-full';
+  if (e.errno === 1406) return 'too-long';
+  return 'other';
+}

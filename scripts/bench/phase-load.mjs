@@ -1,0 +1,128 @@
+// `--only load`: `npm run load` against each engine's own bulk loader, on generated CSV files
+// of soggetto_recapito (data.mjs's rows; 1M and 10M by default, --load-rows). For each size:
+// SQLite: our loader into a fresh migrated file, and the sqlite3 shell's `.import` into the
+// same tables and indexes (the shell has no fold(), so its four indexes are on the columns
+// themselves); MariaDB: our loader by multi-row INSERT and by LOAD DATA LOCAL INFILE, each
+// into a fresh migrated database, and the mariadb client's `LOAD DATA LOCAL INFILE` of the
+// CSV into another. Peak RSS is the loader's own (getrusage, printed with its rows per
+// second). Writes scripts/bench/results-load.json and prints the table.
+import { execFile, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import { promisify } from 'node:util';
+import mysql from 'mysql2/promise';
+import { soggettoRecapitoColumns, soggettoRecapitoRow } from './data.mjs';
+import { connectionOf, withDatabase } from './seed.mjs';
+
+const run = promisify(execFile);
+
+/** A CSV of `rows` rows, kept in `out` between runs (the rows of a size never change). */
+async function generate(file, rows) {
+  if (fs.existsSync(file)) return;
+  const out = fs.createWriteStream(`${file}.part`);
+  out.write(`${soggettoRecapitoColumns.join(',')}\n`);
+  let text = '';
+  for (let id = 1; id <= rows; id++) {
+    text += `${soggettoRecapitoRow(id, rows).map((v) => v ?? '').join(',')}\n`;
+    if (text.length > 1 << 16) {
+      if (!out.write(text)) await new Promise((resolve) => out.once('drain', resolve));
+      text = '';
+    }
+  }
+  await new Promise((resolve) => out.end(text, resolve));
+  fs.renameSync(`${file}.part`, file);
+}
+
+/** Runs the built loader; its last line gives rows/s and peak memory. */
+async function ourLoader(appRoot, env, file, args = []) {
+  const started = performance.now();
+  const child = spawn(process.execPath, [new URL('dist/src/cli/load.js', appRoot).pathname, 'soggetto_recapito', file, '--progress-every', '30', ...args], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  const code = await new Promise((resolve) => child.on('close', resolve));
+  const seconds = (performance.now() - started) / 1000;
+  const m = /(\d+) rows loaded into \S+ in ([\d.]+) s: (\d+) rows\/s, peak memory (\d+) MB/.exec(stdout);
+  if (code !== 0 || !m) throw new Error(`npm run load failed (${code}): ${stdout}${stderr}`);
+  return { rows: Number(m[1]), seconds: Math.round(seconds * 10) / 10, reportedRowsPerS: Number(m[3]), rowsPerS: Math.round(Number(m[1]) / seconds), peakRssMb: Number(m[4]), output: stdout.trim().split('\n') };
+}
+
+async function timed(work) {
+  const started = performance.now();
+  await work();
+  return Math.round((performance.now() - started) / 100) / 10;
+}
+
+async function migrated(appRoot, options) {
+  const { connect } = await import(new URL('dist/src/db/connect.js', appRoot));
+  const { migrate } = await import(new URL('dist/src/db/migrate.js', appRoot));
+  const db = connect(options);
+  try { await migrate(db); } finally { await db.destroy(); }
+}
+
+async function sqliteRuns(appRoot, out, file, rows, log) {
+  const db = new URL(`load-${rows}.sqlite`, out).pathname;
+  const fresh = async () => {
+    for (const s of ['', '-wal', '-shm']) fs.rmSync(db + s, { force: true });
+    await migrated(appRoot, { sqliteFile: db });
+  };
+  await fresh();
+  const indexes = (await run('sqlite3', [db, "SELECT name || '|' || sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'soggetto_recapito' AND sql IS NOT NULL"])).stdout.trim().split('\n');
+  const plain = indexes.map((l) => l.split('|')).map(([name, sql]) => `DROP INDEX ${name}; ${sql.replace(/fold\(([^)]+)\)/, "$1")};`).join(' ');
+  await run('sqlite3', [db, plain]);
+  const engineSeconds = await timed(() => run('sqlite3', [db, '-cmd', '.mode csv', `.import --skip 1 ${file} soggetto_recapito`], { maxBuffer: 1 << 24 }));
+  log(`load ${rows} sqlite: sqlite3 .import ${engineSeconds} s`);
+  await fresh();
+  const ours = await ourLoader(appRoot, { SQLITE_FILE: db }, file);
+  log(`load ${rows} sqlite: npm run load ${ours.seconds} s, ${ours.peakRssMb} MB`);
+  for (const s of ['', '-wal', '-shm']) fs.rmSync(db + s, { force: true });
+  return { engine: { loader: 'sqlite3 .import', seconds: engineSeconds, rowsPerS: Math.round(rows / engineSeconds) }, ours: { sqlite: ours } };
+}
+
+async function mysqlRuns(appRoot, serverUrl, file, rows, log) {
+  const admin = await mysql.createConnection({ ...connectionOf(serverUrl), database: undefined });
+  const fresh = async (name) => {
+    await admin.query(`DROP DATABASE IF EXISTS ${name}`);
+    await admin.query(`CREATE DATABASE ${name} CHARACTER SET utf8mb4`);
+    await migrated(appRoot, { databaseUrl: withDatabase(serverUrl, name) });
+    return withDatabase(serverUrl, name);
+  };
+  try {
+    const c = connectionOf(await fresh('impianti_bench_load'));
+    const engineSeconds = await timed(() => run('mariadb', ['--local-infile=1', '-h', c.host, '-P', String(c.port), '-u', c.user, ...(c.password ? [`-p${c.password}`] : []), c.database, '-e',
+      `LOAD DATA LOCAL INFILE '${file}' INTO TABLE soggetto_recapito CHARACTER SET utf8mb4 FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '"' LINES TERMINATED BY '\\n' IGNORE 1 LINES (${soggettoRecapitoColumns.join(', ')})`]));
+    log(`load ${rows} mysql: LOAD DATA ${engineSeconds} s`);
+    const ours = {};
+    for (const via of ['insert', 'infile']) {
+      ours[via] = await ourLoader(appRoot, { DATABASE_URL: await fresh('impianti_bench_load') }, file, ['--mysql-via', via]);
+      log(`load ${rows} mysql: npm run load --mysql-via ${via} ${ours[via].seconds} s, ${ours[via].peakRssMb} MB`);
+    }
+    await admin.query('DROP DATABASE IF EXISTS impianti_bench_load');
+    return { engine: { loader: 'LOAD DATA LOCAL INFILE (mariadb client)', seconds: engineSeconds, rowsPerS: Math.round(rows / engineSeconds) }, ours };
+  } finally {
+    await admin.end();
+  }
+}
+
+export async function loadPhase({ appRoot, serverUrl, out, log, sizes, resultsFile }) {
+  const results = { date: new Date().toISOString(), sizes, sqlite: {}, mysql: {} };
+  for (const rows of sizes) {
+    const file = new URL(`load-${rows}.csv`, out).pathname;
+    await generate(file, rows);
+    results.sqlite[rows] = await sqliteRuns(appRoot, out, file, rows, log);
+    results.mysql[rows] = await mysqlRuns(appRoot, serverUrl, file, rows, log);
+  }
+  fs.writeFileSync(resultsFile, JSON.stringify(results, null, 2) + '\n');
+  console.log('\nnpm run load against the engine\'s own loader (soggetto_recapito, generated CSV):');
+  console.log('engine'.padEnd(7), 'rows'.padStart(9), 'loader'.padEnd(22), 'seconds'.padStart(8), 'rows/s'.padStart(8), 'peak RSS MB'.padStart(12), 'ratio'.padStart(6));
+  for (const engine of ['sqlite', 'mysql']) {
+    for (const rows of sizes) {
+      const r = results[engine][rows];
+      const line = (name, x, rss, ratio) => console.log(engine.padEnd(7), String(rows).padStart(9), name.padEnd(22), String(x.seconds).padStart(8), String(x.rowsPerS).padStart(8), String(rss).padStart(12), String(ratio).padStart(6));
+      line(engine === 'sqlite' ? 'sqlite3 .import' : 'LOAD DATA (client)', r.engine, '-', 1);
+      for (const [via, x] of Object.entries(r.ours)) line(`npm run load${engine === 'mysql' ? ` (${via})` : ''}`, x, x.peakRssMb, Math.round((x.rowsPerS / r.engine.rowsPerS) * 100) / 100);
+    }
+  }
+  console.log(`written: ${resultsFile}`);
+  return results;
+}

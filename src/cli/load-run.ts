@@ -1,0 +1,123 @@
+// One run of `npm run load`: records streamed from the file, each checked against the
+// contract's column rules, written in batches by the engine's bulk path inside one
+// transaction, committed only when no row had a problem. While the database writes one
+// batch the next is read and checked, so the two share the time. After the first problem
+// nothing more is written, but the file is read on (up to the cap) so that one run reports
+// every problem an operator has to fix.
+import type { Knex } from 'knex';
+import { dialectOf } from '../db/dialect.js';
+import type { LoadProblem } from './load-problem.js';
+import type { LoadProgress } from './load-progress.js';
+import { recordSource, type SourceRecord } from './load-records.js';
+import { columnsByName, csvRow, headerPlan, jsonRow, loadableTables, type LoadRow } from './load-rows.js';
+import { mysqlWriter, type MysqlVia } from './load-writer-mysql.js';
+import { sqliteWriter } from './load-writer-sqlite.js';
+import { rowBytes, type BulkWriter } from './load-writer.js';
+
+export interface LoadOptions {
+  readonly table: string;
+  readonly file: string;
+  readonly format: 'csv' | 'jsonl';
+  readonly maxErrors: number;
+  readonly maxLineBytes: number;
+  readonly via: MysqlVia;
+  readonly progress: LoadProgress;
+  /** Prints one problem; called at most maxErrors times. */
+  readonly report: (problem: LoadProblem) => void;
+}
+
+export type LoadOutcome =
+  | { readonly ok: true; readonly rows: number; readonly deferredIndexes: number }
+  | { readonly ok: false; readonly reported: number; readonly capped?: { readonly line: number; readonly unreported: number } };
+
+export async function loadFile(db: Knex, options: LoadOptions): Promise<LoadOutcome> {
+  const { table, maxErrors } = options;
+  const columns = loadableTables[table]!;
+  const byName = columnsByName(columns);
+  const source = recordSource(options.file, options.format, { maxLineBytes: options.maxLineBytes });
+  const writer: BulkWriter = dialectOf(db) === 'mysql' ? await mysqlWriter(db, { table, columns }, options.via) : await sqliteWriter(db, { table, columns });
+  let reported = 0;
+  let capped: { line: number; unreported: number } | undefined;
+  const report = (problems: readonly LoadProblem[]) => {
+    for (const p of problems) {
+      if (reported < maxErrors) { options.report(p); reported++; } else if (capped) capped.unreported++; else capped = { line: p.line, unreported: 1 };
+    }
+  };
+
+  let fieldOf: number[] | undefined;
+  let headerWidth = 0;
+  let batch: LoadRow[] = [];
+  let bytes = 0;
+  let rows = 0;
+  let lastLine = 0;
+  let writing: Promise<LoadProblem | undefined> | undefined;
+  const settle = async () => {
+    const refused = await writing;
+    writing = undefined;
+    if (refused) report([refused]);
+  };
+  const flush = async () => {
+    await settle();
+    if (reported === 0 && batch.length > 0) writing = writer.write(batch);
+    rows += batch.length;
+    batch = [];
+    bytes = 0;
+    options.progress.tick(rows, source.bytesRead());
+  };
+
+  try {
+    for await (const record of source.records) {
+      const problems: LoadProblem[] = [];
+      const row = toRow(record, problems);
+      if (row && problems.length === 0 && reported === 0) {
+        batch.push(row);
+        lastLine = row.line;
+        bytes += rowBytes(row.values);
+        if (batch.length >= writer.batchRows || bytes >= writer.batchBytes) await flush();
+      }
+      report(problems);
+      if (capped || record.kind === 'stop' || (record.kind === 'fields' && fieldOf === undefined && problems.length > 0)) break;
+    }
+    await flush();
+    await settle();
+    if (reported === 0 && !capped) {
+      const refused = await writer.commit(lastLine);
+      if (!refused) return { ok: true, rows, deferredIndexes: writer.deferredIndexes };
+      report([refused]);
+    }
+    return { ok: false, reported, ...(capped ? { capped } : {}) };
+  } finally {
+    source.close();
+    await writing?.catch(() => undefined);
+    await writer.rollback();
+  }
+
+  function toRow(record: SourceRecord, problems: LoadProblem[]): LoadRow | undefined {
+    switch (record.kind) {
+      case 'stop':
+      case 'invalid':
+        problems.push(record.problem);
+        return undefined;
+      case 'object':
+        if (record.value === null || typeof record.value !== 'object' || Array.isArray(record.value)) {
+          problems.push({ line: record.line, message: 'not a JSON object' });
+          return undefined;
+        }
+        return jsonRow(table, columns, byName, record.value as Record<string, unknown>, record.line, problems);
+      case 'fields': {
+        if (fieldOf === undefined) {
+          const plan = headerPlan(table, columns, record.fields);
+          headerWidth = record.fields.length;
+          if (plan.ok) fieldOf = plan.fieldOf;
+          else problems.push(...plan.problems.map((message) => ({ line: record.line, message: `header: ${message}` })));
+          return undefined;
+        }
+        if (record.fields.length !== headerWidth) {
+          problems.push({ line: record.line, message: `${record.fields.length} fields, the header has ${headerWidth}${record.unterminated ? '; the file ends here without a line break (truncated?)' : ''}` });
+          return undefined;
+        }
+        return csvRow(columns, fieldOf, record.fields, record.line, problems);
+      }
+    }
+  }
+}

@@ -1,0 +1,118 @@
+// The MySQL/MariaDB bulk path of `npm run load`, in one transaction on one connection, by
+// either of the two forms the driver offers (design.md §8 says why `insert` is the default):
+// - `insert`: multi-row INSERTs of a batch each, sized well under max_allowed_packet;
+// - `infile`: LOAD DATA LOCAL INFILE of a batch each, streamed from memory as tab-separated
+//   text. With LOCAL the server turns a refused row into a warning and goes on (MariaDB KB,
+//   LOAD DATA INFILE: "IGNORE is implied"), so each batch runs after a savepoint and any
+//   warning, or a row short, rolls the batch back to it.
+// A refused batch is then written again row by row, whose first refusal names the line.
+import { Readable } from 'node:stream';
+import type { Knex } from 'knex';
+import type { LoadProblem } from './load-problem.js';
+import type { LoadRow } from './load-rows.js';
+import { refusal, type BulkWriter, type Target } from './load-writer.js';
+
+export type MysqlVia = 'insert' | 'infile';
+
+interface QueryResult {
+  readonly affectedRows?: number;
+  readonly warningStatus?: number;
+}
+interface MysqlConnection {
+  query(options: string | { sql: string; infileStreamFactory?: () => Readable }, cb: (err: Error | null, result: unknown) => void): void;
+  format(sql: string, values: unknown[]): string;
+}
+
+export async function mysqlWriter(db: Knex, { table, columns }: Target, via: MysqlVia): Promise<BulkWriter> {
+  const conn = (await db.client.acquireConnection()) as MysqlConnection;
+  const query = <T = QueryResult>(sql: Parameters<MysqlConnection['query']>[0]) =>
+    new Promise<T>((resolve, reject) => conn.query(sql, (err, result) => (err ? reject(err) : resolve(result as T))));
+  const packet = (await query<Array<{ packet: number | string }>>('SELECT @@max_allowed_packet AS packet'))[0]?.packet ?? 4 * 1024 * 1024;
+  await query('START TRANSACTION');
+  // Table and column names come from loadableTables, never from the file.
+  const names = columns.map((c) => `\`${c.name}\``).join(', ');
+  const insertHead = `INSERT INTO \`${table}\` (${names}) VALUES `;
+  const loadSql = `LOAD DATA LOCAL INFILE 'rows.tsv' INTO TABLE \`${table}\` CHARACTER SET utf8mb4 FIELDS TERMINATED BY '\\t' ESCAPED BY '\\\\' LINES TERMINATED BY '\\n' (${names})`;
+  const idAt = columns.findIndex((c) => c.name === 'id');
+  const committed = async (id: number) => (await db(table).where({ id }).first('id')) !== undefined;
+  let open = true;
+  const release = async () => {
+    if (open) { open = false; await db.client.releaseConnection(conn); }
+  };
+
+  /** The first row of `rows` the server refuses on its own, as the problem on its line. */
+  const locate = async (rows: readonly LoadRow[], err: unknown): Promise<LoadProblem> => {
+    for (const row of rows) {
+      try {
+        await query(conn.format(`${insertHead}(?)`, [row.values]));
+      } catch (rowErr) {
+        return refusal(rowErr, row.line, row.values[idAt], committed);
+      }
+    }
+    return refusal(err, rows[0]?.line ?? 0, undefined, committed);
+  };
+
+  const writeInsert = async (rows: readonly LoadRow[]) => {
+    try {
+      await query(conn.format(`${insertHead}?`, [rows.map((r) => r.values)]));
+      return undefined;
+    } catch (err) {
+      if ((err as { fatal?: boolean }).fatal) return refusal(err, rows[0]?.line ?? 0, undefined, committed);
+      return locate(rows, err);
+    }
+  };
+
+  const writeInfile = async (rows: readonly LoadRow[]) => {
+    try {
+      await query('SAVEPOINT batch');
+      const result = await query({ sql: loadSql, infileStreamFactory: () => Readable.from([Buffer.from(tsv(rows))]) });
+      if ((result.warningStatus ?? 0) === 0 && result.affectedRows === rows.length) return undefined;
+      await query('ROLLBACK TO SAVEPOINT batch');
+      return locate(rows, new Error('LOAD DATA warned'));
+    } catch (err) {
+      return refusal(err, rows[0]?.line ?? 0, undefined, committed);
+    }
+  };
+
+  return {
+    // A statement of 1 MiB loads as fast as larger ones (the server's index upkeep sets the
+    // pace) and keeps two batches, the one written and the one read, small in memory.
+    batchRows: 10_000,
+    batchBytes: Math.min(Number(packet) / 2, 1024 * 1024),
+    deferredIndexes: 0,
+    write: via === 'infile' ? writeInfile : writeInsert,
+    async commit(lastLine: number) {
+      try {
+        await query('COMMIT');
+        await release();
+        return undefined;
+      } catch (err) {
+        return refusal(err, lastLine, undefined, committed);
+      }
+    },
+    async rollback() {
+      if (!open) return;
+      await query('ROLLBACK').catch(() => undefined);
+      await release();
+    },
+  };
+}
+
+/** LOAD DATA's default text form: tab between fields, \N for NULL, backslash escapes. */
+function tsv(rows: readonly LoadRow[]): string {
+  let text = '';
+  for (const row of rows) {
+    for (let i = 0; i < row.values.length; i++) {
+      const v = row.values[i];
+      if (i > 0) text += '\t';
+      text += v === null || v === undefined ? '\\N' : typeof v === 'string' ? escapeText(v) : typeof v === 'boolean' ? (v ? '1' : '0') : v instanceof Date ? v.toISOString().slice(0, 23).replace('T', ' ') : String(v);
+    }
+    text += '\n';
+  }
+  return text;
+}
+
+const special = /[\\\t\n\r\0]/g;
+const hasSpecial = /[\\\t\n\r\0]/;
+const escapes: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r', '\0': '\\0' };
+const escapeText = (s: string) => (hasSpecial.test(s) ? s.replace(special, (c) => escapes[c]!) : s);
