@@ -1,7 +1,8 @@
 // The planner's statistics kept fresh by the service itself (design.md §8): SQLite's own
 // PRAGMA optimize, and on MySQL/MariaDB an ANALYZE TABLE of each table whose row count
-// moved a lot since its last analysis, since MariaDB's engine-independent statistics
-// (histograms) are only ever collected by ANALYZE and cost a scan of the table.
+// moved a lot since its last analysis. InnoDB resamples on its own only in the background
+// and only after a tenth of a table changed; ANALYZE makes it at once, and it is kept to
+// the tables that moved because it also evicts the table from the server's caches.
 import type { Knex } from 'knex';
 import { dialectOf } from './dialect.js';
 
