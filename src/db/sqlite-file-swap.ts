@@ -15,10 +15,12 @@ export type BuildReplacement = (source: Database.Database, target: string) => st
 
 export const heldMessage = (file: string) => `${file} is open in another process (a running service?): stop it and try again; nothing was changed`;
 
-export function swapSqliteFile(file: string, build: BuildReplacement): SwapOutcome {
-  const opened = openSqliteFile(file, { readonly: false, busyTimeoutMs: 0 });
+export function swapSqliteFile(given: string, build: BuildReplacement): SwapOutcome {
+  const opened = openSqliteFile(given, { readonly: false, busyTimeoutMs: 0 });
   if (!opened.ok) return opened;
   const conn = opened.conn;
+  // Through a symbolic link, the file it points to is the one replaced.
+  const file = fs.realpathSync(given);
   const target = `${file}.swap-${process.pid}`;
   let oldFd: number | undefined;
   let swapped = false;
@@ -27,10 +29,15 @@ export function swapSqliteFile(file: string, build: BuildReplacement): SwapOutco
     // leaving WAL needs them all gone: the switch is the test, and the exclusive lock it
     // takes is kept (locking_mode) until the rename is done.
     conn.pragma('locking_mode = EXCLUSIVE');
-    if (!leaveWal(conn)) return { ok: false, error: heldMessage(file) };
+    if (!leaveWal(conn)) return { ok: false, error: heldMessage(given) };
     const bytesBefore = fs.statSync(file).size;
     fs.rmSync(target, { force: true });
-    const problem = build(conn, target) ?? walMode(target);
+    let problem: string | undefined;
+    try {
+      problem = build(conn, target) ?? walMode(target);
+    } catch (err) {
+      problem = (err as Error).message;
+    }
     if (problem !== undefined) {
       conn.pragma('journal_mode = WAL');
       return { ok: false, error: `${problem}; nothing was changed` };

@@ -90,10 +90,16 @@ describe('the embedded file\'s tools (npm run db)', function () {
       }
     });
 
-    it('refuses a file that does not exist, and creates none', async () => {
+    it('refuses a file that does not exist, and creates none, and a file that is no database, and leaves it be', async () => {
       const run = await db(path.join(dir, 'missing.sqlite'), ['compact']);
       expect([run.code, run.stderr]).to.deep.equal([1, `${path.join(dir, 'missing.sqlite')}: no such file\n`]);
       expect(fs.readdirSync(dir)).to.deep.equal([]);
+      const text = path.join(dir, 'notes.sqlite');
+      fs.writeFileSync(text, 'only some text that is long enough to hold a header'.repeat(100));
+      const before = sha(text);
+      expect(await db(text, ['compact'])).to.deep.equal({ code: 1, stdout: '', stderr: `${text}: file is not a database\n` });
+      expect(sha(text)).to.equal(before);
+      expect(fs.readdirSync(dir)).to.deep.equal(['notes.sqlite']);
     });
   });
 
