@@ -34,7 +34,7 @@ export function swapSqliteFile(given: string, build: BuildReplacement): SwapOutc
     fs.rmSync(target, { force: true });
     let problem: string | undefined;
     try {
-      problem = build(conn, target) ?? walMode(target);
+      problem = build(conn, target) ?? walMode(target) ?? sameOwnerAndMode(file, target);
     } catch (err) {
       problem = (err as Error).message;
     }
@@ -75,6 +75,20 @@ function walMode(target: string): string | undefined {
   opened.conn.pragma('journal_mode = WAL');
   opened.conn.close();
   return undefined;
+}
+
+/** The service's user must still be able to write the file, whoever ran the swap. */
+function sameOwnerAndMode(file: string, target: string): string | undefined {
+  const was = fs.statSync(file);
+  const now = fs.statSync(target);
+  fs.chmodSync(target, was.mode & 0o7777);
+  if (was.uid === now.uid && was.gid === now.gid) return undefined;
+  try {
+    fs.chownSync(target, was.uid, was.gid);
+    return undefined;
+  } catch (err) {
+    return `the copy cannot be given the file's owner ${was.uid}:${was.gid} (${(err as NodeJS.ErrnoException).code}): run this as that user`;
+  }
 }
 
 function fsync(p: string, flags: 'r' | 'r+'): void {

@@ -127,7 +127,7 @@ function deploymentMetrics(registry: Registry, sources: MetricsSources): void {
     },
   });
   new Counter({
-    name: 'db_maintenance_turns_total', help: 'Database maintenance turns taken by this node (design.md §8), after a purge or on the schedule', labelNames: ['trigger'], registers: [registry],
+    name: 'db_maintenance_turns_total', help: 'Database maintenance turns taken by this node, after a purge or on the schedule', labelNames: ['trigger'], registers: [registry],
     collect() {
       this.reset();
       for (const [trigger, n] of Object.entries(sources.maintenanceTurns())) this.inc({ trigger }, n);

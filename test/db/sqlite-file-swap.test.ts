@@ -48,6 +48,18 @@ describe('sqlite file swap', () => {
     });
   }
 
+  it('gives the replacement the file\'s mode and, when run by root, its owner', () => {
+    fs.chmodSync(file, 0o640);
+    const root = process.getuid?.() === 0;
+    if (root) fs.chownSync(file, 4321, 4322);
+    const outcome = swapSqliteFile(file, (source, target) => { source.prepare('VACUUM INTO ?').run(target); return undefined; });
+    expect(outcome).to.include({ ok: true });
+    const st = fs.statSync(file);
+    expect(st.mode & 0o7777).to.equal(0o640);
+    if (root) expect([st.uid, st.gid]).to.deep.equal([4321, 4322]);
+    expect(state(file)).to.deep.equal(untouched);
+  });
+
   it('through a symbolic link, replaces the file it points to and keeps the link', () => {
     const link = path.join(dir, 'link.sqlite');
     fs.symlinkSync(file, link);
