@@ -15,6 +15,8 @@ export interface Config {
   readonly replicaMaxLagMs: number;
   /** Seconds between purges of dead refresh tokens and sessions; 0 = never (design.md §12). */
   readonly purgeIntervalS: number;
+  /** Seconds between database maintenance turns besides those after purges; 0 = none on a schedule (design.md §8). */
+  readonly maintenanceIntervalS: number;
   readonly sqliteFile: string;
   readonly production: boolean;
   readonly debug: boolean;
@@ -168,6 +170,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseReplicaUrls: Object.freeze(databaseReplicaUrls),
     replicaMaxLagMs: int(env, 'REPLICA_MAX_LAG_MS', 2000, 100),
     purgeIntervalS: int(env, 'PURGE_INTERVAL_S', 3600, 0),
+    maintenanceIntervalS: int(env, 'MAINTENANCE_INTERVAL_S', 21600, 0),
     sqliteFile: present(env, 'SQLITE_FILE') ?? 'data/impianti.sqlite',
     production,
     debug: bool(env, 'DEBUG', false),

@@ -71,8 +71,11 @@ export interface PurgeSchedule {
   stop(): Promise<void>;
 }
 
-/** PURGE_INTERVAL_S apart (0: never), each turn logged with its counts; a failed turn waits for the next. */
-export function schedulePurge(deps: { db: Knex; clock: () => Date; logger: Logger; intervalS: number }): PurgeSchedule {
+/**
+ * PURGE_INTERVAL_S apart (0: never), each turn logged with its counts; a failed turn waits for
+ * the next. `afterPurge` follows each turn that deleted rows (the database's maintenance).
+ */
+export function schedulePurge(deps: { db: Knex; clock: () => Date; logger: Logger; intervalS: number; afterPurge?: () => Promise<void> }): PurgeSchedule {
   let total = { tokens: 0, sessions: 0 };
   let running: Promise<void> | undefined;
   const turn = async () => {
@@ -81,6 +84,7 @@ export function schedulePurge(deps: { db: Knex; clock: () => Date; logger: Logge
       if (!purged) return deps.logger.debug('purge skipped: another node holds the turn');
       total = { tokens: total.tokens + purged.tokens, sessions: total.sessions + purged.sessions };
       deps.logger.info({ purgedTokens: purged.tokens, purgedSessions: purged.sessions }, 'purged refresh tokens and sessions');
+      if (purged.tokens + purged.sessions > 0) await deps.afterPurge?.();
     } catch (err) {
       deps.logger.warn({ err }, 'purge failed; the next turn tries again');
     }

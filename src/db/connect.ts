@@ -115,7 +115,7 @@ function connectMysql(url: string, poolMax: number, statementTimeoutMs: number |
 }
 
 /** What every SQLite connection of the service needs: the fold function its indexes are built on. */
-function prepareSqlite(conn: Database.Database): void {
+export function prepareSqlite(conn: Database.Database): void {
   conn.function(foldFunction, { deterministic: true }, (v: unknown) => (typeof v === 'string' ? fold(v) : v));
 }
 

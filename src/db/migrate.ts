@@ -20,6 +20,9 @@ interface Migration {
 
 const migrations: readonly Migration[] = [queryTables, accounts, impianti, operatorDefaults, rateLimits, replicaHeartbeat];
 
+/** The migration level this build expects, in order (the names knex records in `knex_migrations`). */
+export const migrationNames: readonly string[] = migrations.map((m) => m.name);
+
 const source: Knex.MigrationSource<Migration> = {
   getMigrations: async () => [...migrations],
   getMigrationName: (m) => m.name,

@@ -2,6 +2,7 @@
 // map and the contract disagree, so a new operation cannot ship without a handler.
 import { createAccounts, type Accounts } from '../auth/accounts.js';
 import { schedulePurge, type PurgeSchedule } from '../auth/token-purge.js';
+import { scheduleMaintenance, type MaintenanceSchedule } from '../db/maintenance-schedule.js';
 import { createReads } from '../db/replicas.js';
 import type { Deps } from '../deps.js';
 import type { AppModules } from '../app.js';
@@ -13,7 +14,7 @@ import { createQueryHandlers } from './query-handlers.js';
 export interface Modules extends AppModules {
   /** Exposed for the users CLI and the tests, which mint tokens with it. */
   readonly accounts: Accounts;
-  /** Start-up work that needs the database (the admin bootstrap), then the purge's schedule. */
+  /** Start-up work that needs the database (the admin bootstrap), then the purge's and the maintenance's schedules. */
   start(): Promise<void>;
   close(): Promise<void>;
 }
@@ -26,6 +27,7 @@ export function createModules(deps: Deps): Modules {
     replicaUrls: config.databaseReplicaUrls, maxLagMs: config.replicaMaxLagMs, statementTimeoutMs: config.queryTimeoutMs, logger: deps.logger,
   });
   let purge: PurgeSchedule | undefined;
+  let maintenance: MaintenanceSchedule | undefined;
   return {
     handlers: {
       ...accountHandlers(accounts.context),
@@ -39,13 +41,17 @@ export function createModules(deps: Deps): Modules {
       replicas: reads.health,
       primaryReads: reads.primaryReads,
       purged: () => purge?.purged() ?? { tokens: 0, sessions: 0 },
+      maintenanceTurns: () => maintenance?.turns() ?? { purge: 0, schedule: 0 },
     },
     async start() {
       await accounts.bootstrapAdmin();
-      purge = schedulePurge({ db: deps.db, clock: deps.clock, logger: deps.logger, intervalS: config.purgeIntervalS });
+      const upkeep = scheduleMaintenance({ db: deps.db, logger: deps.logger, intervalS: config.maintenanceIntervalS });
+      maintenance = upkeep;
+      purge = schedulePurge({ db: deps.db, clock: deps.clock, logger: deps.logger, intervalS: config.purgeIntervalS, afterPurge: () => upkeep.afterPurge() });
     },
     async close() {
       await purge?.stop();
+      await maintenance?.stop();
       await reads.close();
       await accounts.close();
     },

@@ -5,6 +5,7 @@ import express, { type Router } from 'express';
 import type { Knex } from 'knex';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Purged } from '../auth/token-purge.js';
+import type { MaintenanceTrigger } from '../db/maintenance-schedule.js';
 import type { ReplicaHealth } from '../db/replicas.js';
 
 /** What the modules report beyond requests and the pool (design.md §12). */
@@ -12,6 +13,7 @@ export interface MetricsSources {
   replicas(): readonly ReplicaHealth[];
   primaryReads(): number;
   purged(): Purged;
+  maintenanceTurns(): Readonly<Record<MaintenanceTrigger, number>>;
 }
 
 export interface Metrics {
@@ -122,6 +124,13 @@ function deploymentMetrics(registry: Registry, sources: MetricsSources): void {
       const p = sources.purged();
       this.inc({ table: 'refresh_token' }, p.tokens);
       this.inc({ table: 'auth_session' }, p.sessions);
+    },
+  });
+  new Counter({
+    name: 'db_maintenance_turns_total', help: 'Database maintenance turns taken by this node, after a purge or on the schedule', labelNames: ['trigger'], registers: [registry],
+    collect() {
+      this.reset();
+      for (const [trigger, n] of Object.entries(sources.maintenanceTurns())) this.inc({ trigger }, n);
     },
   });
 }

@@ -55,7 +55,7 @@ forEachDialect('metrics', (dialect) => {
     expect(text).to.match(/^db_pool_pending_acquires \d+/m);
   });
 
-  it('counts the reads each database served, and what the purge removed (no replicas here: every read on the primary)', async () => {
+  it('counts the reads each database served, what the purge removed and the maintenance turns (no replicas here: every read on the primary)', async () => {
     const before = sample((await s.request('GET', '/metrics')).text, 'db_reads_total', { target: 'primary' }) ?? 0;
     const token = await s.tokenFor(['Admin', 'ApiUser']);
     await s.request('GET', '/impianti/1/files', { token });
@@ -65,5 +65,7 @@ forEachDialect('metrics', (dialect) => {
     expect(text).to.include('# TYPE db_replica_healthy gauge');
     expect(sample(text, 'auth_purged_rows_total', { table: 'refresh_token' })).to.equal(0);
     expect(sample(text, 'auth_purged_rows_total', { table: 'auth_session' })).to.equal(0);
+    expect(sample(text, 'db_maintenance_turns_total', { trigger: 'purge' })).to.equal(0);
+    expect(sample(text, 'db_maintenance_turns_total', { trigger: 'schedule' })).to.equal(0);
   });
 });

@@ -17,6 +17,7 @@ describe('config', () => {
     expect(c.replicaMaxLagMs).to.equal(2000);
     expect(c.purgeIntervalS).to.equal(3600);
     expect(c.estimateExactUpTo).to.equal(10_000);
+    expect(c.maintenanceIntervalS).to.equal(21600);
     expect(Object.isFrozen(c)).to.equal(true);
   });
 
@@ -42,6 +43,7 @@ describe('config', () => {
     ['a replica that is no mysql url', { DATABASE_URL: 'mysql://a@b/c', DATABASE_REPLICA_URLS: 'mysql://r@10.0.0.2/app, redis://x' }, /^DATABASE_REPLICA_URLS: must be comma-separated mysql/],
     ['a replica lag bound below 100 ms', { REPLICA_MAX_LAG_MS: '50' }, /^REPLICA_MAX_LAG_MS: must be between 100/],
     ['a negative purge interval', { PURGE_INTERVAL_S: '-1' }, /^PURGE_INTERVAL_S: must be between 0/],
+    ['a maintenance interval that is no number', { MAINTENANCE_INTERVAL_S: '6h' }, /^MAINTENANCE_INTERVAL_S: must be an integer/],
     ['unknown default role', { DEFAULT_ROLES: 'Root' }, /^DEFAULT_ROLES: unknown role "Root"/],
     ['bad boolean', { DEBUG: 'maybe' }, /^DEBUG: must be true or false/],
     ['bad duration', { ACCESS_TOKEN_TTL: '15 minutes' }, /^ACCESS_TOKEN_TTL: /],
@@ -59,8 +61,9 @@ describe('config', () => {
     });
   }
 
-  it('reads the replica list, comma-separated, and lets the purge be switched off', () => {
-    const c = loadConfig({ DATABASE_URL: 'mysql://a@p/app', DATABASE_REPLICA_URLS: ' mysql://a@r1/app ,mysql://a@r2:3307/app', PURGE_INTERVAL_S: '0' });
+  it('reads the replica list, comma-separated, and lets the purge and the scheduled maintenance be switched off', () => {
+    const c = loadConfig({ DATABASE_URL: 'mysql://a@p/app', DATABASE_REPLICA_URLS: ' mysql://a@r1/app ,mysql://a@r2:3307/app', PURGE_INTERVAL_S: '0', MAINTENANCE_INTERVAL_S: '0' });
+    expect(c.maintenanceIntervalS).to.equal(0);
     expect(c.databaseReplicaUrls).to.deep.equal(['mysql://a@r1/app', 'mysql://a@r2:3307/app']);
     expect(c.purgeIntervalS).to.equal(0);
   });

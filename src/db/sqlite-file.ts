@@ -1,0 +1,40 @@
+// Opens the embedded SQLite file outside the service (the db CLI), with the service's fold()
+// registered, because its expression indexes call it: integrity_check, VACUUM and any write
+// to a folded column fail without it (design.md §8).
+import fs from 'node:fs';
+import Database from 'better-sqlite3';
+import { prepareSqlite } from './connect.js';
+
+export interface OpenOptions {
+  /** Writes are refused by SQLite itself, not by this code. */
+  readonly readonly: boolean;
+  /** Milliseconds to wait for another connection's lock (0: fail at once). */
+  readonly busyTimeoutMs?: number;
+}
+
+export type Opened = { readonly ok: true; readonly conn: Database.Database } | { readonly ok: false; readonly error: string };
+
+/** Never creates a file: a mistyped path is an error, not a new empty database. */
+export function openSqliteFile(file: string, options: OpenOptions): Opened {
+  if (!fs.existsSync(file)) return { ok: false, error: `${file}: no such file` };
+  if (!fs.statSync(file).isFile()) return { ok: false, error: `${file}: not a file` };
+  let conn: Database.Database | undefined;
+  try {
+    conn = new Database(file, { readonly: options.readonly, fileMustExist: true });
+    conn.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`);
+    if (!options.readonly) conn.pragma('foreign_keys = ON');
+    prepareSqlite(conn);
+    // The header is read on first use: a file that is no database fails here, not later.
+    conn.pragma('schema_version', { simple: true });
+    return { ok: true, conn };
+  } catch (err) {
+    conn?.close();
+    return { ok: false, error: `${file}: ${(err as Error).message}` };
+  }
+}
+
+/** The bytes the database occupies on disk: the file and its write-ahead log. */
+export function sqliteBytes(file: string): number {
+  const size = (f: string) => (fs.existsSync(f) ? fs.statSync(f).size : 0);
+  return size(file) + size(`${file}-wal`);
+}
