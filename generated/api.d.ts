@@ -491,7 +491,7 @@ export interface paths {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -620,7 +620,7 @@ export interface paths {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -749,7 +749,7 @@ export interface paths {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -878,7 +878,7 @@ export interface paths {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -1007,7 +1007,7 @@ export interface paths {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -1136,7 +1136,7 @@ export interface paths {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -1261,7 +1261,7 @@ export interface paths {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -1386,7 +1386,7 @@ export interface paths {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -1511,7 +1511,7 @@ export interface paths {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -1636,7 +1636,7 @@ export interface paths {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -1761,7 +1761,7 @@ export interface paths {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -1886,7 +1886,7 @@ export interface paths {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -2774,7 +2774,7 @@ export interface components {
             confirmPassword?: string;
             /** @description When true, the response carries a session and tokens. */
             autoLogin?: boolean;
-            /** @description Accepted and ignored. */
+            /** @description Accepted and ignored; at most 100 characters (`Length`). */
             errorView?: string;
             /** @description Stored with the user. At most 20 entries; keys at most 64, values at most 1024 characters. */
             meta?: {
@@ -2782,18 +2782,15 @@ export interface components {
             };
         };
         RegisterResponse: {
-            /** @description The new user's id, as a string. */
-            userId: string;
+            userId: components["schemas"]["UserId"];
             /** @description Only with `autoLogin`. */
             sessionId?: string;
             /** @description Omitted when the user registered with an e-mail only. */
             userName?: string;
             /** @description The `continue` query parameter, when sent. */
             referrerUrl?: string;
-            /** @description Access token (JWT); only with `autoLogin`. */
-            bearerToken?: string;
-            /** @description Only with `autoLogin`. */
-            refreshToken?: string;
+            bearerToken?: components["schemas"]["AccessToken"];
+            refreshToken?: components["schemas"]["RefreshToken"];
             responseStatus?: components["schemas"]["ResponseStatus"];
             meta?: components["schemas"]["StringMap"];
         };
@@ -2807,13 +2804,22 @@ export interface components {
              * @description Omitted for the root.
              */
             folderId?: number;
-            /** Format: date-time */
-            dataCreazione: string;
-            /** Format: date-time */
-            dataAggiornamento: string;
+            dataCreazione: components["schemas"]["DateTime"];
+            dataAggiornamento: components["schemas"]["DateTime"];
             /** Format: int32 */
             impiantoId?: number;
         };
+        /**
+         * Format: date-time
+         * @example 2026-11-20T10:15:30.000Z
+         */
+        DateTime: string;
+        /** @description The user's id, as a string. */
+        UserId: string;
+        /** @description Access token (JWT). */
+        AccessToken: string;
+        /** @description Opaque: 256 random bits, base64url. */
+        RefreshToken: string;
         GetImpiantoFilesResponse: {
             rootFile?: components["schemas"]["FileMetadataDto"];
             /** @description The root's direct children when it is a folder, else empty. */
@@ -2840,20 +2846,20 @@ export interface components {
          * @enum {boolean}
          */
         UseTokenCookie: false;
-        /** @description Accepted and ignored. */
+        /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. */
         IgnoredMeta: {
             [key: string]: string;
         };
         /** @description Signing in answers every property; `provider: "logout"` answers `{}`. */
         AuthenticateResponse: {
-            userId?: string;
+            userId?: components["schemas"]["UserId"];
             sessionId?: string;
+            /** @description The user name, or the e-mail of a user without one. */
             userName?: string;
             displayName?: string;
-            /** @description Access token (JWT). */
-            bearerToken?: string;
-            refreshToken?: string;
-            roles?: string[];
+            bearerToken?: components["schemas"]["AccessToken"];
+            refreshToken?: components["schemas"]["RefreshToken"];
+            roles?: components["schemas"]["Role"][];
             responseStatus?: components["schemas"]["ResponseStatus"];
         };
         GetAccessToken: {
@@ -2863,8 +2869,7 @@ export interface components {
             meta?: components["schemas"]["IgnoredMeta"];
         };
         GetAccessTokenResponse: {
-            /** @description Access token (JWT). */
-            accessToken: string;
+            accessToken: components["schemas"]["AccessToken"];
             /** @description With REFRESH_TOKEN_ROTATION=rotate (default), a new refresh token and the one sent is spent; with `reuse`, the one sent. */
             refreshToken: string;
             responseStatus?: components["schemas"]["ResponseStatus"];
@@ -2875,21 +2880,24 @@ export interface components {
         Role: "Admin" | "ApiUser";
         AssignRoles: {
             userName: string;
-            /** @description Any other role is 400. */
+            /** @description Any other role is 400; at most 2 (`TooMany`). */
             roles: components["schemas"]["Role"][];
             /** @description ServiceStack's permissions: the service has none, so only an absent or empty list is accepted (else 400 `InvalidValue`). */
             permissions?: string[];
             meta?: components["schemas"]["IgnoredMeta"];
         };
         AssignRolesResponse: {
-            allRoles: string[];
+            allRoles: components["schemas"]["Role"][];
             /** @description Always empty (ServiceStack clients expect it). */
             allPermissions: string[];
             responseStatus?: components["schemas"]["ResponseStatus"];
         };
         HealthResponse: {
-            /** @example ok */
-            status: string;
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
         };
         /** @description A `caratteristica_gruppo` row; properties not selected by `fields` are omitted. */
         CaratteristicaGruppo: {
@@ -3077,7 +3085,7 @@ export interface components {
             include?: string;
             /** @description Comma list of the fields the results hold, case-insensitive; default all. */
             fields?: string;
-            /** @description Accepted and ignored. */
+            /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. */
             meta?: {
                 [key: string]: string;
             };
@@ -3093,6 +3101,7 @@ export interface components {
              * @description Rows matching the filters, ignoring paging; only when `include` asks for `Total`.
              */
             total?: number;
+            /** @description At most `take` rows, and at most MAX_TAKE (1000 by default, 100,000 at most). */
             results: components["schemas"]["CaratteristicaGruppo"][];
             /** @description Results of `include` aggregates; omitted when empty. */
             meta?: {
@@ -3263,7 +3272,7 @@ export interface components {
             include?: string;
             /** @description Comma list of the fields the results hold, case-insensitive; default all. */
             fields?: string;
-            /** @description Accepted and ignored. */
+            /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. */
             meta?: {
                 [key: string]: string;
             };
@@ -3279,6 +3288,7 @@ export interface components {
              * @description Rows matching the filters, ignoring paging; only when `include` asks for `Total`.
              */
             total?: number;
+            /** @description At most `take` rows, and at most MAX_TAKE (1000 by default, 100,000 at most). */
             results: components["schemas"]["SoggettoRecapito"][];
             /** @description Results of `include` aggregates; omitted when empty. */
             meta?: {
@@ -3291,6 +3301,7 @@ export interface components {
         /** @description The service is up (and, for `/ready`, the database is reachable). */
         Healthy: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
             content: {
@@ -3309,6 +3320,7 @@ export interface components {
          */
         BadRequest: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
             content: {
@@ -3335,6 +3347,7 @@ export interface components {
             headers: {
                 /** @description Always `Bearer`. */
                 "WWW-Authenticate": string;
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
             content: {
@@ -3353,6 +3366,7 @@ export interface components {
         /** @description Authenticated, but without the role the operation requires. */
         Forbidden: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
             content: {
@@ -3371,6 +3385,7 @@ export interface components {
         /** @description Unknown route, unknown operation under `/json/reply/`, or unknown resource. */
         NotFound: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
             content: {
@@ -3391,6 +3406,7 @@ export interface components {
             headers: {
                 /** @description The verbs the route serves. */
                 Allow: string;
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
             content: {
@@ -3409,6 +3425,7 @@ export interface components {
         /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
         NotAcceptable: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
             content: {
@@ -3427,6 +3444,7 @@ export interface components {
         /** @description The user name or e-mail is taken (field `UserName` or `Email`), compared case-insensitively. */
         Conflict: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
             content: {
@@ -3451,6 +3469,7 @@ export interface components {
         /** @description The body is over 1 MiB. */
         PayloadTooLarge: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
             content: {
@@ -3469,6 +3488,7 @@ export interface components {
         /** @description The body is neither JSON nor form-urlencoded. */
         UnsupportedMediaType: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
             content: {
@@ -3487,8 +3507,9 @@ export interface components {
         /** @description Rate limit reached for this client address. */
         TooManyRequests: {
             headers: {
-                /** @description Seconds to wait. */
+                /** @description Seconds until the limit's one-minute window ends. */
                 "Retry-After": number;
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
             content: {
@@ -3509,6 +3530,7 @@ export interface components {
             headers: {
                 /** @description Seconds to wait. */
                 "Retry-After": number;
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
             content: {
@@ -3517,6 +3539,25 @@ export interface components {
                  *       "responseStatus": {
                  *         "errorCode": "ServiceUnavailable",
                  *         "message": "The service is temporarily unavailable",
+                 *         "errors": []
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description A bug; the message is generic and the cause is only in the server's log. */
+        InternalServerError: {
+            headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "responseStatus": {
+                 *         "errorCode": "InternalServerError",
+                 *         "message": "An unexpected error occurred",
                  *         "errors": []
                  *       }
                  *     }
@@ -3539,7 +3580,7 @@ export interface components {
         /** @description Fills `autoLogin` when the body left it out; `true|false|1|0`, any case. */
         RegisterAutoLogin: boolean;
         /** @description Accepted and ignored (it only mattered for HTML views). */
-        RegisterErrorView: string;
+        RegisterErrorView: components["schemas"]["Register"]["errorView"];
         /** @description Fills `meta` when the body left it out: `meta[source]=web` pairs, or JSON object text `meta={"source":"web"}` as ServiceStack clients send it. */
         RegisterMeta: components["schemas"]["Register"]["meta"];
         /**
@@ -3554,7 +3595,7 @@ export interface components {
         FormatJsonCsv: "json" | "csv";
         /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
         Callback: string;
-        /** @description Ignored: jQuery's JSONP cache-buster. */
+        /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
         CacheBuster: string;
     };
     requestBodies: {
@@ -3594,7 +3635,20 @@ export interface components {
             };
         };
     };
-    headers: never;
+    headers: {
+        /** @description Only when `CORS_ORIGINS` lists the request's `Origin` (or is `*`): that origin, or `*`. */
+        "Access-Control-Allow-Origin": string;
+        /**
+         * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`. Sent on every answer that reached the limit's counter while the limit is on.
+         * @example "register";q=10;w=60
+         */
+        "RateLimit-Policy": string;
+        /**
+         * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42`. The same figures on every node.
+         * @example "register";r=9;t=42
+         */
+        RateLimit: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -3628,7 +3682,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -3640,6 +3694,9 @@ export interface operations {
             /** @description The user was created. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3657,13 +3714,201 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            406: components["responses"]["NotAcceptable"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "InvalidType",
+                     *         "message": "IdIn: 2147483648 is not an int32",
+                     *         "errors": [
+                     *           {
+                     *             "errorCode": "InvalidType",
+                     *             "fieldName": "IdIn",
+                     *             "message": "IdIn: 2147483648 is not an int32"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "NotAcceptable",
+                     *         "message": "format=xml is not a format this operation serves",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The user name or e-mail is taken (field `UserName` or `Email`), compared case-insensitively. */
+            409: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "AlreadyExists",
+                     *         "message": "User name is already taken",
+                     *         "errors": [
+                     *           {
+                     *             "errorCode": "AlreadyExists",
+                     *             "fieldName": "UserName",
+                     *             "message": "User name is already taken"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "PayloadTooLarge",
+                     *         "message": "The body is over 1 MiB",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is neither JSON nor form-urlencoded. */
+            415: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "UnsupportedMediaType",
+                     *         "message": "text/plain bodies are not accepted",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit reached for this client address. */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit's one-minute window ends. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /**
+                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`. Sent on every answer that reached the limit's counter while the limit is on.
+                     * @example "register";q=10;w=60
+                     */
+                    "RateLimit-Policy": string;
+                    /**
+                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42`. The same figures on every node.
+                     * @example "register";r=9;t=42
+                     */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "TooManyRequests",
+                     *         "message": "Too many requests",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "InternalServerError",
+                     *         "message": "An unexpected error occurred",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "ServiceUnavailable",
+                     *         "message": "The service is temporarily unavailable",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     Register: {
@@ -3695,7 +3940,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -3707,6 +3952,9 @@ export interface operations {
             /** @description The user was created. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3724,13 +3972,201 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            406: components["responses"]["NotAcceptable"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "InvalidType",
+                     *         "message": "IdIn: 2147483648 is not an int32",
+                     *         "errors": [
+                     *           {
+                     *             "errorCode": "InvalidType",
+                     *             "fieldName": "IdIn",
+                     *             "message": "IdIn: 2147483648 is not an int32"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "NotAcceptable",
+                     *         "message": "format=xml is not a format this operation serves",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The user name or e-mail is taken (field `UserName` or `Email`), compared case-insensitively. */
+            409: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "AlreadyExists",
+                     *         "message": "User name is already taken",
+                     *         "errors": [
+                     *           {
+                     *             "errorCode": "AlreadyExists",
+                     *             "fieldName": "UserName",
+                     *             "message": "User name is already taken"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "PayloadTooLarge",
+                     *         "message": "The body is over 1 MiB",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is neither JSON nor form-urlencoded. */
+            415: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "UnsupportedMediaType",
+                     *         "message": "text/plain bodies are not accepted",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit reached for this client address. */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit's one-minute window ends. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /**
+                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`. Sent on every answer that reached the limit's counter while the limit is on.
+                     * @example "register";q=10;w=60
+                     */
+                    "RateLimit-Policy": string;
+                    /**
+                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42`. The same figures on every node.
+                     * @example "register";r=9;t=42
+                     */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "TooManyRequests",
+                     *         "message": "Too many requests",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "InternalServerError",
+                     *         "message": "An unexpected error occurred",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "ServiceUnavailable",
+                     *         "message": "The service is temporarily unavailable",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     RegisterPutJson: {
@@ -3762,7 +4198,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -3774,6 +4210,9 @@ export interface operations {
             /** @description The user was created. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3791,13 +4230,201 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            406: components["responses"]["NotAcceptable"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "InvalidType",
+                     *         "message": "IdIn: 2147483648 is not an int32",
+                     *         "errors": [
+                     *           {
+                     *             "errorCode": "InvalidType",
+                     *             "fieldName": "IdIn",
+                     *             "message": "IdIn: 2147483648 is not an int32"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "NotAcceptable",
+                     *         "message": "format=xml is not a format this operation serves",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The user name or e-mail is taken (field `UserName` or `Email`), compared case-insensitively. */
+            409: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "AlreadyExists",
+                     *         "message": "User name is already taken",
+                     *         "errors": [
+                     *           {
+                     *             "errorCode": "AlreadyExists",
+                     *             "fieldName": "UserName",
+                     *             "message": "User name is already taken"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "PayloadTooLarge",
+                     *         "message": "The body is over 1 MiB",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is neither JSON nor form-urlencoded. */
+            415: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "UnsupportedMediaType",
+                     *         "message": "text/plain bodies are not accepted",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit reached for this client address. */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit's one-minute window ends. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /**
+                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`. Sent on every answer that reached the limit's counter while the limit is on.
+                     * @example "register";q=10;w=60
+                     */
+                    "RateLimit-Policy": string;
+                    /**
+                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42`. The same figures on every node.
+                     * @example "register";r=9;t=42
+                     */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "TooManyRequests",
+                     *         "message": "Too many requests",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "InternalServerError",
+                     *         "message": "An unexpected error occurred",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "ServiceUnavailable",
+                     *         "message": "The service is temporarily unavailable",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     RegisterJson: {
@@ -3829,7 +4456,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -3841,6 +4468,9 @@ export interface operations {
             /** @description The user was created. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3858,13 +4488,201 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            406: components["responses"]["NotAcceptable"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "InvalidType",
+                     *         "message": "IdIn: 2147483648 is not an int32",
+                     *         "errors": [
+                     *           {
+                     *             "errorCode": "InvalidType",
+                     *             "fieldName": "IdIn",
+                     *             "message": "IdIn: 2147483648 is not an int32"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "NotAcceptable",
+                     *         "message": "format=xml is not a format this operation serves",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The user name or e-mail is taken (field `UserName` or `Email`), compared case-insensitively. */
+            409: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "AlreadyExists",
+                     *         "message": "User name is already taken",
+                     *         "errors": [
+                     *           {
+                     *             "errorCode": "AlreadyExists",
+                     *             "fieldName": "UserName",
+                     *             "message": "User name is already taken"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "PayloadTooLarge",
+                     *         "message": "The body is over 1 MiB",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is neither JSON nor form-urlencoded. */
+            415: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "UnsupportedMediaType",
+                     *         "message": "text/plain bodies are not accepted",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit reached for this client address. */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit's one-minute window ends. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /**
+                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`. Sent on every answer that reached the limit's counter while the limit is on.
+                     * @example "register";q=10;w=60
+                     */
+                    "RateLimit-Policy": string;
+                    /**
+                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42`. The same figures on every node.
+                     * @example "register";r=9;t=42
+                     */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "TooManyRequests",
+                     *         "message": "Too many requests",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "InternalServerError",
+                     *         "message": "An unexpected error occurred",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "ServiceUnavailable",
+                     *         "message": "The service is temporarily unavailable",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     RegisterPutReply: {
@@ -3896,7 +4714,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -3908,6 +4726,9 @@ export interface operations {
             /** @description The user was created. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3925,13 +4746,201 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            406: components["responses"]["NotAcceptable"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "InvalidType",
+                     *         "message": "IdIn: 2147483648 is not an int32",
+                     *         "errors": [
+                     *           {
+                     *             "errorCode": "InvalidType",
+                     *             "fieldName": "IdIn",
+                     *             "message": "IdIn: 2147483648 is not an int32"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "NotAcceptable",
+                     *         "message": "format=xml is not a format this operation serves",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The user name or e-mail is taken (field `UserName` or `Email`), compared case-insensitively. */
+            409: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "AlreadyExists",
+                     *         "message": "User name is already taken",
+                     *         "errors": [
+                     *           {
+                     *             "errorCode": "AlreadyExists",
+                     *             "fieldName": "UserName",
+                     *             "message": "User name is already taken"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "PayloadTooLarge",
+                     *         "message": "The body is over 1 MiB",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is neither JSON nor form-urlencoded. */
+            415: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "UnsupportedMediaType",
+                     *         "message": "text/plain bodies are not accepted",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit reached for this client address. */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit's one-minute window ends. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /**
+                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`. Sent on every answer that reached the limit's counter while the limit is on.
+                     * @example "register";q=10;w=60
+                     */
+                    "RateLimit-Policy": string;
+                    /**
+                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42`. The same figures on every node.
+                     * @example "register";r=9;t=42
+                     */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "TooManyRequests",
+                     *         "message": "Too many requests",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "InternalServerError",
+                     *         "message": "An unexpected error occurred",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "ServiceUnavailable",
+                     *         "message": "The service is temporarily unavailable",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     RegisterReply: {
@@ -3963,7 +4972,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -3975,6 +4984,9 @@ export interface operations {
             /** @description The user was created. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3992,13 +5004,201 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            406: components["responses"]["NotAcceptable"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "InvalidType",
+                     *         "message": "IdIn: 2147483648 is not an int32",
+                     *         "errors": [
+                     *           {
+                     *             "errorCode": "InvalidType",
+                     *             "fieldName": "IdIn",
+                     *             "message": "IdIn: 2147483648 is not an int32"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "NotAcceptable",
+                     *         "message": "format=xml is not a format this operation serves",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The user name or e-mail is taken (field `UserName` or `Email`), compared case-insensitively. */
+            409: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "AlreadyExists",
+                     *         "message": "User name is already taken",
+                     *         "errors": [
+                     *           {
+                     *             "errorCode": "AlreadyExists",
+                     *             "fieldName": "UserName",
+                     *             "message": "User name is already taken"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "PayloadTooLarge",
+                     *         "message": "The body is over 1 MiB",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is neither JSON nor form-urlencoded. */
+            415: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "UnsupportedMediaType",
+                     *         "message": "text/plain bodies are not accepted",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit reached for this client address. */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit's one-minute window ends. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /**
+                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`. Sent on every answer that reached the limit's counter while the limit is on.
+                     * @example "register";q=10;w=60
+                     */
+                    "RateLimit-Policy": string;
+                    /**
+                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42`. The same figures on every node.
+                     * @example "register";r=9;t=42
+                     */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "TooManyRequests",
+                     *         "message": "Too many requests",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "InternalServerError",
+                     *         "message": "An unexpected error occurred",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "ServiceUnavailable",
+                     *         "message": "The service is temporarily unavailable",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     RegisterPutReplyJson: {
@@ -4030,7 +5230,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -4042,6 +5242,9 @@ export interface operations {
             /** @description The user was created. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4059,13 +5262,201 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            406: components["responses"]["NotAcceptable"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "InvalidType",
+                     *         "message": "IdIn: 2147483648 is not an int32",
+                     *         "errors": [
+                     *           {
+                     *             "errorCode": "InvalidType",
+                     *             "fieldName": "IdIn",
+                     *             "message": "IdIn: 2147483648 is not an int32"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "NotAcceptable",
+                     *         "message": "format=xml is not a format this operation serves",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The user name or e-mail is taken (field `UserName` or `Email`), compared case-insensitively. */
+            409: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "AlreadyExists",
+                     *         "message": "User name is already taken",
+                     *         "errors": [
+                     *           {
+                     *             "errorCode": "AlreadyExists",
+                     *             "fieldName": "UserName",
+                     *             "message": "User name is already taken"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "PayloadTooLarge",
+                     *         "message": "The body is over 1 MiB",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is neither JSON nor form-urlencoded. */
+            415: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "UnsupportedMediaType",
+                     *         "message": "text/plain bodies are not accepted",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit reached for this client address. */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit's one-minute window ends. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /**
+                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`. Sent on every answer that reached the limit's counter while the limit is on.
+                     * @example "register";q=10;w=60
+                     */
+                    "RateLimit-Policy": string;
+                    /**
+                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42`. The same figures on every node.
+                     * @example "register";r=9;t=42
+                     */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "TooManyRequests",
+                     *         "message": "Too many requests",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "InternalServerError",
+                     *         "message": "An unexpected error occurred",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "ServiceUnavailable",
+                     *         "message": "The service is temporarily unavailable",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     RegisterReplyJson: {
@@ -4097,7 +5488,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -4109,6 +5500,9 @@ export interface operations {
             /** @description The user was created. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4126,13 +5520,201 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            406: components["responses"]["NotAcceptable"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "InvalidType",
+                     *         "message": "IdIn: 2147483648 is not an int32",
+                     *         "errors": [
+                     *           {
+                     *             "errorCode": "InvalidType",
+                     *             "fieldName": "IdIn",
+                     *             "message": "IdIn: 2147483648 is not an int32"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "NotAcceptable",
+                     *         "message": "format=xml is not a format this operation serves",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The user name or e-mail is taken (field `UserName` or `Email`), compared case-insensitively. */
+            409: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "AlreadyExists",
+                     *         "message": "User name is already taken",
+                     *         "errors": [
+                     *           {
+                     *             "errorCode": "AlreadyExists",
+                     *             "fieldName": "UserName",
+                     *             "message": "User name is already taken"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "PayloadTooLarge",
+                     *         "message": "The body is over 1 MiB",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is neither JSON nor form-urlencoded. */
+            415: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "UnsupportedMediaType",
+                     *         "message": "text/plain bodies are not accepted",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit reached for this client address. */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit's one-minute window ends. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /**
+                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`. Sent on every answer that reached the limit's counter while the limit is on.
+                     * @example "register";q=10;w=60
+                     */
+                    "RateLimit-Policy": string;
+                    /**
+                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42`. The same figures on every node.
+                     * @example "register";r=9;t=42
+                     */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "TooManyRequests",
+                     *         "message": "Too many requests",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "InternalServerError",
+                     *         "message": "An unexpected error occurred",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "ServiceUnavailable",
+                     *         "message": "The service is temporarily unavailable",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     RegisterPutApi: {
@@ -4164,7 +5746,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -4176,6 +5758,9 @@ export interface operations {
             /** @description The user was created. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4193,13 +5778,201 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            406: components["responses"]["NotAcceptable"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "InvalidType",
+                     *         "message": "IdIn: 2147483648 is not an int32",
+                     *         "errors": [
+                     *           {
+                     *             "errorCode": "InvalidType",
+                     *             "fieldName": "IdIn",
+                     *             "message": "IdIn: 2147483648 is not an int32"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "NotAcceptable",
+                     *         "message": "format=xml is not a format this operation serves",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The user name or e-mail is taken (field `UserName` or `Email`), compared case-insensitively. */
+            409: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "AlreadyExists",
+                     *         "message": "User name is already taken",
+                     *         "errors": [
+                     *           {
+                     *             "errorCode": "AlreadyExists",
+                     *             "fieldName": "UserName",
+                     *             "message": "User name is already taken"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "PayloadTooLarge",
+                     *         "message": "The body is over 1 MiB",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is neither JSON nor form-urlencoded. */
+            415: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "UnsupportedMediaType",
+                     *         "message": "text/plain bodies are not accepted",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit reached for this client address. */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit's one-minute window ends. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /**
+                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`. Sent on every answer that reached the limit's counter while the limit is on.
+                     * @example "register";q=10;w=60
+                     */
+                    "RateLimit-Policy": string;
+                    /**
+                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42`. The same figures on every node.
+                     * @example "register";r=9;t=42
+                     */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "TooManyRequests",
+                     *         "message": "Too many requests",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "InternalServerError",
+                     *         "message": "An unexpected error occurred",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "ServiceUnavailable",
+                     *         "message": "The service is temporarily unavailable",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     RegisterApi: {
@@ -4231,7 +6004,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -4243,6 +6016,9 @@ export interface operations {
             /** @description The user was created. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4260,13 +6036,201 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            406: components["responses"]["NotAcceptable"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "InvalidType",
+                     *         "message": "IdIn: 2147483648 is not an int32",
+                     *         "errors": [
+                     *           {
+                     *             "errorCode": "InvalidType",
+                     *             "fieldName": "IdIn",
+                     *             "message": "IdIn: 2147483648 is not an int32"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "NotAcceptable",
+                     *         "message": "format=xml is not a format this operation serves",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The user name or e-mail is taken (field `UserName` or `Email`), compared case-insensitively. */
+            409: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "AlreadyExists",
+                     *         "message": "User name is already taken",
+                     *         "errors": [
+                     *           {
+                     *             "errorCode": "AlreadyExists",
+                     *             "fieldName": "UserName",
+                     *             "message": "User name is already taken"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "PayloadTooLarge",
+                     *         "message": "The body is over 1 MiB",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is neither JSON nor form-urlencoded. */
+            415: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "UnsupportedMediaType",
+                     *         "message": "text/plain bodies are not accepted",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit reached for this client address. */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit's one-minute window ends. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /**
+                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`. Sent on every answer that reached the limit's counter while the limit is on.
+                     * @example "register";q=10;w=60
+                     */
+                    "RateLimit-Policy": string;
+                    /**
+                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42`. The same figures on every node.
+                     * @example "register";r=9;t=42
+                     */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "TooManyRequests",
+                     *         "message": "Too many requests",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "InternalServerError",
+                     *         "message": "An unexpected error occurred",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "ServiceUnavailable",
+                     *         "message": "The service is temporarily unavailable",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     RegisterPutApiJson: {
@@ -4298,7 +6262,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -4310,6 +6274,9 @@ export interface operations {
             /** @description The user was created. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4327,13 +6294,201 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            406: components["responses"]["NotAcceptable"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "InvalidType",
+                     *         "message": "IdIn: 2147483648 is not an int32",
+                     *         "errors": [
+                     *           {
+                     *             "errorCode": "InvalidType",
+                     *             "fieldName": "IdIn",
+                     *             "message": "IdIn: 2147483648 is not an int32"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "NotAcceptable",
+                     *         "message": "format=xml is not a format this operation serves",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The user name or e-mail is taken (field `UserName` or `Email`), compared case-insensitively. */
+            409: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "AlreadyExists",
+                     *         "message": "User name is already taken",
+                     *         "errors": [
+                     *           {
+                     *             "errorCode": "AlreadyExists",
+                     *             "fieldName": "UserName",
+                     *             "message": "User name is already taken"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "PayloadTooLarge",
+                     *         "message": "The body is over 1 MiB",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is neither JSON nor form-urlencoded. */
+            415: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "UnsupportedMediaType",
+                     *         "message": "text/plain bodies are not accepted",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit reached for this client address. */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit's one-minute window ends. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /**
+                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`. Sent on every answer that reached the limit's counter while the limit is on.
+                     * @example "register";q=10;w=60
+                     */
+                    "RateLimit-Policy": string;
+                    /**
+                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42`. The same figures on every node.
+                     * @example "register";r=9;t=42
+                     */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "TooManyRequests",
+                     *         "message": "Too many requests",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "InternalServerError",
+                     *         "message": "An unexpected error occurred",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "ServiceUnavailable",
+                     *         "message": "The service is temporarily unavailable",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     RegisterApiJson: {
@@ -4365,7 +6520,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -4377,6 +6532,9 @@ export interface operations {
             /** @description The user was created. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4394,13 +6552,201 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            406: components["responses"]["NotAcceptable"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "InvalidType",
+                     *         "message": "IdIn: 2147483648 is not an int32",
+                     *         "errors": [
+                     *           {
+                     *             "errorCode": "InvalidType",
+                     *             "fieldName": "IdIn",
+                     *             "message": "IdIn: 2147483648 is not an int32"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "NotAcceptable",
+                     *         "message": "format=xml is not a format this operation serves",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The user name or e-mail is taken (field `UserName` or `Email`), compared case-insensitively. */
+            409: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "AlreadyExists",
+                     *         "message": "User name is already taken",
+                     *         "errors": [
+                     *           {
+                     *             "errorCode": "AlreadyExists",
+                     *             "fieldName": "UserName",
+                     *             "message": "User name is already taken"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "PayloadTooLarge",
+                     *         "message": "The body is over 1 MiB",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is neither JSON nor form-urlencoded. */
+            415: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "UnsupportedMediaType",
+                     *         "message": "text/plain bodies are not accepted",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit reached for this client address. */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit's one-minute window ends. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /**
+                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`. Sent on every answer that reached the limit's counter while the limit is on.
+                     * @example "register";q=10;w=60
+                     */
+                    "RateLimit-Policy": string;
+                    /**
+                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42`. The same figures on every node.
+                     * @example "register";r=9;t=42
+                     */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "TooManyRequests",
+                     *         "message": "Too many requests",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "InternalServerError",
+                     *         "message": "An unexpected error occurred",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "ServiceUnavailable",
+                     *         "message": "The service is temporarily unavailable",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     GetImpiantoFilesRequest: {
@@ -4410,7 +6756,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -4428,6 +6774,7 @@ export interface operations {
             /** @description The root and its contents. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4472,6 +6819,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4482,7 +6830,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -4500,6 +6848,7 @@ export interface operations {
             /** @description The root and its contents. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4510,6 +6859,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4519,6 +6869,7 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4526,6 +6877,7 @@ export interface operations {
             /** @description Authenticated, but without the role the operation requires. */
             403: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4533,6 +6885,7 @@ export interface operations {
             /** @description Unknown route, unknown operation under `/json/reply/`, or unknown resource. */
             404: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4540,6 +6893,15 @@ export interface operations {
             /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
             406: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4549,6 +6911,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait. */
                     "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4562,7 +6925,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -4580,6 +6943,7 @@ export interface operations {
             /** @description The root and its contents. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4624,6 +6988,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4634,7 +6999,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -4652,6 +7017,7 @@ export interface operations {
             /** @description The root and its contents. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4662,6 +7028,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4671,6 +7038,7 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4678,6 +7046,7 @@ export interface operations {
             /** @description Authenticated, but without the role the operation requires. */
             403: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4685,6 +7054,7 @@ export interface operations {
             /** @description Unknown route, unknown operation under `/json/reply/`, or unknown resource. */
             404: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4692,6 +7062,15 @@ export interface operations {
             /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
             406: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4701,6 +7080,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait. */
                     "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4719,7 +7099,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -4731,6 +7111,7 @@ export interface operations {
             /** @description The root and its contents. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4775,6 +7156,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4790,7 +7172,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -4802,6 +7184,7 @@ export interface operations {
             /** @description The root and its contents. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4812,6 +7195,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4821,6 +7205,7 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4828,6 +7213,7 @@ export interface operations {
             /** @description Authenticated, but without the role the operation requires. */
             403: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4835,6 +7221,7 @@ export interface operations {
             /** @description Unknown route, unknown operation under `/json/reply/`, or unknown resource. */
             404: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4842,6 +7229,15 @@ export interface operations {
             /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
             406: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4851,6 +7247,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait. */
                     "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4869,7 +7266,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -4881,6 +7278,7 @@ export interface operations {
             /** @description The root and its contents. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4925,6 +7323,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4940,7 +7339,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -4952,6 +7351,7 @@ export interface operations {
             /** @description The root and its contents. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4962,6 +7362,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4971,6 +7372,7 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4978,6 +7380,7 @@ export interface operations {
             /** @description Authenticated, but without the role the operation requires. */
             403: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4985,6 +7388,7 @@ export interface operations {
             /** @description Unknown route, unknown operation under `/json/reply/`, or unknown resource. */
             404: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4992,6 +7396,15 @@ export interface operations {
             /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
             406: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5001,6 +7414,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait. */
                     "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5019,7 +7433,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -5031,6 +7445,7 @@ export interface operations {
             /** @description The root and its contents. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5075,6 +7490,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5090,7 +7506,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -5102,6 +7518,7 @@ export interface operations {
             /** @description The root and its contents. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5112,6 +7529,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5121,6 +7539,7 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5128,6 +7547,7 @@ export interface operations {
             /** @description Authenticated, but without the role the operation requires. */
             403: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5135,6 +7555,7 @@ export interface operations {
             /** @description Unknown route, unknown operation under `/json/reply/`, or unknown resource. */
             404: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5142,6 +7563,15 @@ export interface operations {
             /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
             406: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5151,6 +7581,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait. */
                     "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5169,7 +7600,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -5181,6 +7612,7 @@ export interface operations {
             /** @description The root and its contents. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5225,6 +7657,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5240,7 +7673,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -5252,6 +7685,7 @@ export interface operations {
             /** @description The root and its contents. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5262,6 +7696,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5271,6 +7706,7 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5278,6 +7714,7 @@ export interface operations {
             /** @description Authenticated, but without the role the operation requires. */
             403: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5285,6 +7722,7 @@ export interface operations {
             /** @description Unknown route, unknown operation under `/json/reply/`, or unknown resource. */
             404: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5292,6 +7730,15 @@ export interface operations {
             /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
             406: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5301,6 +7748,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait. */
                     "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5402,7 +7850,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -5410,7 +7858,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -5424,6 +7872,7 @@ export interface operations {
                 headers: {
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5456,6 +7905,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5554,7 +8004,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -5562,7 +8012,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -5595,6 +8045,7 @@ export interface operations {
                 headers: {
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5629,6 +8080,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5727,7 +8179,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -5735,7 +8187,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -5749,6 +8201,7 @@ export interface operations {
                 headers: {
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5759,6 +8212,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5768,6 +8222,7 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5775,6 +8230,7 @@ export interface operations {
             /** @description Authenticated, but without the role the operation requires. */
             403: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5782,6 +8238,15 @@ export interface operations {
             /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
             406: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5791,6 +8256,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait. */
                     "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5892,7 +8358,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -5900,7 +8366,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -5914,6 +8380,7 @@ export interface operations {
                 headers: {
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5941,6 +8408,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -6039,7 +8507,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -6047,7 +8515,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -6080,6 +8548,7 @@ export interface operations {
                 headers: {
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6109,6 +8578,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -6207,7 +8677,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -6215,7 +8685,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -6229,6 +8699,7 @@ export interface operations {
                 headers: {
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6239,6 +8710,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6248,6 +8720,7 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6255,6 +8728,7 @@ export interface operations {
             /** @description Authenticated, but without the role the operation requires. */
             403: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6262,6 +8736,15 @@ export interface operations {
             /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
             406: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6271,6 +8754,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait. */
                     "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6372,7 +8856,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -6380,7 +8864,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -6394,6 +8878,7 @@ export interface operations {
                 headers: {
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6408,6 +8893,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -6506,7 +8992,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -6514,7 +9000,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -6547,6 +9033,7 @@ export interface operations {
                 headers: {
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6563,6 +9050,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -6661,7 +9149,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -6669,7 +9157,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -6683,6 +9171,7 @@ export interface operations {
                 headers: {
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6693,6 +9182,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6702,6 +9192,7 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6709,6 +9200,7 @@ export interface operations {
             /** @description Authenticated, but without the role the operation requires. */
             403: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6716,6 +9208,15 @@ export interface operations {
             /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
             406: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6725,6 +9226,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait. */
                     "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6826,7 +9328,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -6834,7 +9336,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -6848,6 +9350,7 @@ export interface operations {
                 headers: {
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6880,6 +9383,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -6978,7 +9482,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -6986,7 +9490,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -7019,6 +9523,7 @@ export interface operations {
                 headers: {
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7053,6 +9558,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7151,7 +9657,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -7159,7 +9665,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -7173,6 +9679,7 @@ export interface operations {
                 headers: {
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7183,6 +9690,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7192,6 +9700,7 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7199,6 +9708,7 @@ export interface operations {
             /** @description Authenticated, but without the role the operation requires. */
             403: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7206,6 +9716,15 @@ export interface operations {
             /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
             406: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7215,6 +9734,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait. */
                     "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7316,7 +9836,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -7324,7 +9844,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -7338,6 +9858,7 @@ export interface operations {
                 headers: {
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7365,6 +9886,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7463,7 +9985,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -7471,7 +9993,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -7504,6 +10026,7 @@ export interface operations {
                 headers: {
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7533,6 +10056,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7631,7 +10155,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -7639,7 +10163,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -7653,6 +10177,7 @@ export interface operations {
                 headers: {
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7663,6 +10188,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7672,6 +10198,7 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7679,6 +10206,7 @@ export interface operations {
             /** @description Authenticated, but without the role the operation requires. */
             403: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7686,6 +10214,15 @@ export interface operations {
             /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
             406: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7695,6 +10232,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait. */
                     "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7796,7 +10334,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -7804,7 +10342,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -7818,6 +10356,7 @@ export interface operations {
                 headers: {
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7832,6 +10371,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7930,7 +10470,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -7938,7 +10478,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -7971,6 +10511,7 @@ export interface operations {
                 headers: {
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7987,6 +10528,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -8085,7 +10627,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -8093,7 +10635,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -8107,6 +10649,7 @@ export interface operations {
                 headers: {
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8117,6 +10660,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8126,6 +10670,7 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8133,6 +10678,7 @@ export interface operations {
             /** @description Authenticated, but without the role the operation requires. */
             403: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8140,6 +10686,15 @@ export interface operations {
             /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
             406: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8149,6 +10704,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait. */
                     "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8246,7 +10802,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -8254,7 +10810,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -8268,6 +10824,7 @@ export interface operations {
                 headers: {
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8299,6 +10856,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -8393,7 +10951,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -8401,7 +10959,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -8434,6 +10992,7 @@ export interface operations {
                 headers: {
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8467,6 +11026,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -8561,7 +11121,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -8569,7 +11129,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -8583,6 +11143,7 @@ export interface operations {
                 headers: {
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8593,6 +11154,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8602,6 +11164,7 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8609,6 +11172,7 @@ export interface operations {
             /** @description Authenticated, but without the role the operation requires. */
             403: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8616,6 +11180,15 @@ export interface operations {
             /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
             406: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8625,6 +11198,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait. */
                     "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8722,7 +11296,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -8730,7 +11304,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -8744,6 +11318,7 @@ export interface operations {
                 headers: {
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8770,6 +11345,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -8864,7 +11440,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -8872,7 +11448,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -8905,6 +11481,7 @@ export interface operations {
                 headers: {
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8933,6 +11510,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -9027,7 +11605,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -9035,7 +11613,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -9049,6 +11627,7 @@ export interface operations {
                 headers: {
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9059,6 +11638,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9068,6 +11648,7 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9075,6 +11656,7 @@ export interface operations {
             /** @description Authenticated, but without the role the operation requires. */
             403: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9082,6 +11664,15 @@ export interface operations {
             /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
             406: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9091,6 +11682,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait. */
                     "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9188,7 +11780,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -9196,7 +11788,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -9210,6 +11802,7 @@ export interface operations {
                 headers: {
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9224,6 +11817,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -9318,7 +11912,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -9326,7 +11920,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -9359,6 +11953,7 @@ export interface operations {
                 headers: {
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9375,6 +11970,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -9469,7 +12065,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -9477,7 +12073,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -9491,6 +12087,7 @@ export interface operations {
                 headers: {
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9501,6 +12098,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9510,6 +12108,7 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9517,6 +12116,7 @@ export interface operations {
             /** @description Authenticated, but without the role the operation requires. */
             403: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9524,6 +12124,15 @@ export interface operations {
             /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
             406: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9533,6 +12142,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait. */
                     "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9630,7 +12240,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -9638,7 +12248,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -9652,6 +12262,7 @@ export interface operations {
                 headers: {
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9683,6 +12294,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -9777,7 +12389,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -9785,7 +12397,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -9818,6 +12430,7 @@ export interface operations {
                 headers: {
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9851,6 +12464,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -9945,7 +12559,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -9953,7 +12567,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -9967,6 +12581,7 @@ export interface operations {
                 headers: {
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9977,6 +12592,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9986,6 +12602,7 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9993,6 +12610,7 @@ export interface operations {
             /** @description Authenticated, but without the role the operation requires. */
             403: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -10000,6 +12618,15 @@ export interface operations {
             /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
             406: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -10009,6 +12636,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait. */
                     "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -10106,7 +12734,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -10114,7 +12742,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -10128,6 +12756,7 @@ export interface operations {
                 headers: {
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10154,6 +12783,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -10248,7 +12878,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -10256,7 +12886,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -10289,6 +12919,7 @@ export interface operations {
                 headers: {
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10317,6 +12948,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -10411,7 +13043,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -10419,7 +13051,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -10433,6 +13065,7 @@ export interface operations {
                 headers: {
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -10443,6 +13076,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -10452,6 +13086,7 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -10459,6 +13094,7 @@ export interface operations {
             /** @description Authenticated, but without the role the operation requires. */
             403: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -10466,6 +13102,15 @@ export interface operations {
             /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
             406: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -10475,6 +13120,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait. */
                     "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -10572,7 +13218,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -10580,7 +13226,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -10594,6 +13240,7 @@ export interface operations {
                 headers: {
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10608,6 +13255,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -10702,7 +13350,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -10710,7 +13358,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -10743,6 +13391,7 @@ export interface operations {
                 headers: {
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10759,6 +13408,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -10853,7 +13503,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -10861,7 +13511,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -10875,6 +13525,7 @@ export interface operations {
                 headers: {
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -10885,6 +13536,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -10894,6 +13546,7 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -10901,6 +13554,7 @@ export interface operations {
             /** @description Authenticated, but without the role the operation requires. */
             403: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -10908,6 +13562,15 @@ export interface operations {
             /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
             406: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -10917,6 +13580,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait. */
                     "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -10930,7 +13594,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -10953,6 +13617,9 @@ export interface operations {
             /** @description Signed in. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10973,13 +13640,197 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            406: components["responses"]["NotAcceptable"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "InvalidType",
+                     *         "message": "IdIn: 2147483648 is not an int32",
+                     *         "errors": [
+                     *           {
+                     *             "errorCode": "InvalidType",
+                     *             "fieldName": "IdIn",
+                     *             "message": "IdIn: 2147483648 is not an int32"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No, malformed, expired or badly signed token, or wrong credentials. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "Unauthorized",
+                     *         "message": "Not Authenticated",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "NotAcceptable",
+                     *         "message": "format=xml is not a format this operation serves",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "PayloadTooLarge",
+                     *         "message": "The body is over 1 MiB",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is neither JSON nor form-urlencoded. */
+            415: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "UnsupportedMediaType",
+                     *         "message": "text/plain bodies are not accepted",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit reached for this client address. */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit's one-minute window ends. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /**
+                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`. Sent on every answer that reached the limit's counter while the limit is on.
+                     * @example "register";q=10;w=60
+                     */
+                    "RateLimit-Policy": string;
+                    /**
+                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42`. The same figures on every node.
+                     * @example "register";r=9;t=42
+                     */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "TooManyRequests",
+                     *         "message": "Too many requests",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "InternalServerError",
+                     *         "message": "An unexpected error occurred",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "ServiceUnavailable",
+                     *         "message": "The service is temporarily unavailable",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     AuthenticateJson: {
@@ -10989,7 +13840,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -11012,6 +13863,9 @@ export interface operations {
             /** @description Signed in. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11032,13 +13886,197 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            406: components["responses"]["NotAcceptable"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "InvalidType",
+                     *         "message": "IdIn: 2147483648 is not an int32",
+                     *         "errors": [
+                     *           {
+                     *             "errorCode": "InvalidType",
+                     *             "fieldName": "IdIn",
+                     *             "message": "IdIn: 2147483648 is not an int32"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No, malformed, expired or badly signed token, or wrong credentials. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "Unauthorized",
+                     *         "message": "Not Authenticated",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "NotAcceptable",
+                     *         "message": "format=xml is not a format this operation serves",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "PayloadTooLarge",
+                     *         "message": "The body is over 1 MiB",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is neither JSON nor form-urlencoded. */
+            415: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "UnsupportedMediaType",
+                     *         "message": "text/plain bodies are not accepted",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit reached for this client address. */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit's one-minute window ends. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /**
+                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`. Sent on every answer that reached the limit's counter while the limit is on.
+                     * @example "register";q=10;w=60
+                     */
+                    "RateLimit-Policy": string;
+                    /**
+                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42`. The same figures on every node.
+                     * @example "register";r=9;t=42
+                     */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "TooManyRequests",
+                     *         "message": "Too many requests",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "InternalServerError",
+                     *         "message": "An unexpected error occurred",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "ServiceUnavailable",
+                     *         "message": "The service is temporarily unavailable",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     AuthenticateReply: {
@@ -11048,7 +14086,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -11071,6 +14109,9 @@ export interface operations {
             /** @description Signed in. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11091,13 +14132,197 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            406: components["responses"]["NotAcceptable"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "InvalidType",
+                     *         "message": "IdIn: 2147483648 is not an int32",
+                     *         "errors": [
+                     *           {
+                     *             "errorCode": "InvalidType",
+                     *             "fieldName": "IdIn",
+                     *             "message": "IdIn: 2147483648 is not an int32"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No, malformed, expired or badly signed token, or wrong credentials. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "Unauthorized",
+                     *         "message": "Not Authenticated",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "NotAcceptable",
+                     *         "message": "format=xml is not a format this operation serves",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "PayloadTooLarge",
+                     *         "message": "The body is over 1 MiB",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is neither JSON nor form-urlencoded. */
+            415: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "UnsupportedMediaType",
+                     *         "message": "text/plain bodies are not accepted",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit reached for this client address. */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit's one-minute window ends. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /**
+                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`. Sent on every answer that reached the limit's counter while the limit is on.
+                     * @example "register";q=10;w=60
+                     */
+                    "RateLimit-Policy": string;
+                    /**
+                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42`. The same figures on every node.
+                     * @example "register";r=9;t=42
+                     */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "TooManyRequests",
+                     *         "message": "Too many requests",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "InternalServerError",
+                     *         "message": "An unexpected error occurred",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "ServiceUnavailable",
+                     *         "message": "The service is temporarily unavailable",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     AuthenticateReplyJson: {
@@ -11107,7 +14332,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -11130,6 +14355,9 @@ export interface operations {
             /** @description Signed in. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11150,13 +14378,197 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            406: components["responses"]["NotAcceptable"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "InvalidType",
+                     *         "message": "IdIn: 2147483648 is not an int32",
+                     *         "errors": [
+                     *           {
+                     *             "errorCode": "InvalidType",
+                     *             "fieldName": "IdIn",
+                     *             "message": "IdIn: 2147483648 is not an int32"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No, malformed, expired or badly signed token, or wrong credentials. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "Unauthorized",
+                     *         "message": "Not Authenticated",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "NotAcceptable",
+                     *         "message": "format=xml is not a format this operation serves",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "PayloadTooLarge",
+                     *         "message": "The body is over 1 MiB",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is neither JSON nor form-urlencoded. */
+            415: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "UnsupportedMediaType",
+                     *         "message": "text/plain bodies are not accepted",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit reached for this client address. */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit's one-minute window ends. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /**
+                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`. Sent on every answer that reached the limit's counter while the limit is on.
+                     * @example "register";q=10;w=60
+                     */
+                    "RateLimit-Policy": string;
+                    /**
+                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42`. The same figures on every node.
+                     * @example "register";r=9;t=42
+                     */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "TooManyRequests",
+                     *         "message": "Too many requests",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "InternalServerError",
+                     *         "message": "An unexpected error occurred",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "ServiceUnavailable",
+                     *         "message": "The service is temporarily unavailable",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     AuthenticateApi: {
@@ -11166,7 +14578,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -11189,6 +14601,9 @@ export interface operations {
             /** @description Signed in. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11209,13 +14624,197 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            406: components["responses"]["NotAcceptable"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "InvalidType",
+                     *         "message": "IdIn: 2147483648 is not an int32",
+                     *         "errors": [
+                     *           {
+                     *             "errorCode": "InvalidType",
+                     *             "fieldName": "IdIn",
+                     *             "message": "IdIn: 2147483648 is not an int32"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No, malformed, expired or badly signed token, or wrong credentials. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "Unauthorized",
+                     *         "message": "Not Authenticated",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "NotAcceptable",
+                     *         "message": "format=xml is not a format this operation serves",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "PayloadTooLarge",
+                     *         "message": "The body is over 1 MiB",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is neither JSON nor form-urlencoded. */
+            415: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "UnsupportedMediaType",
+                     *         "message": "text/plain bodies are not accepted",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit reached for this client address. */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit's one-minute window ends. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /**
+                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`. Sent on every answer that reached the limit's counter while the limit is on.
+                     * @example "register";q=10;w=60
+                     */
+                    "RateLimit-Policy": string;
+                    /**
+                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42`. The same figures on every node.
+                     * @example "register";r=9;t=42
+                     */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "TooManyRequests",
+                     *         "message": "Too many requests",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "InternalServerError",
+                     *         "message": "An unexpected error occurred",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "ServiceUnavailable",
+                     *         "message": "The service is temporarily unavailable",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     AuthenticateApiJson: {
@@ -11225,7 +14824,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -11248,6 +14847,9 @@ export interface operations {
             /** @description Signed in. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11268,13 +14870,197 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            406: components["responses"]["NotAcceptable"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "InvalidType",
+                     *         "message": "IdIn: 2147483648 is not an int32",
+                     *         "errors": [
+                     *           {
+                     *             "errorCode": "InvalidType",
+                     *             "fieldName": "IdIn",
+                     *             "message": "IdIn: 2147483648 is not an int32"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No, malformed, expired or badly signed token, or wrong credentials. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "Unauthorized",
+                     *         "message": "Not Authenticated",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "NotAcceptable",
+                     *         "message": "format=xml is not a format this operation serves",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "PayloadTooLarge",
+                     *         "message": "The body is over 1 MiB",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is neither JSON nor form-urlencoded. */
+            415: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "UnsupportedMediaType",
+                     *         "message": "text/plain bodies are not accepted",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit reached for this client address. */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit's one-minute window ends. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /**
+                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`. Sent on every answer that reached the limit's counter while the limit is on.
+                     * @example "register";q=10;w=60
+                     */
+                    "RateLimit-Policy": string;
+                    /**
+                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42`. The same figures on every node.
+                     * @example "register";r=9;t=42
+                     */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "TooManyRequests",
+                     *         "message": "Too many requests",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "InternalServerError",
+                     *         "message": "An unexpected error occurred",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseStatus": {
+                     *         "errorCode": "ServiceUnavailable",
+                     *         "message": "The service is temporarily unavailable",
+                     *         "errors": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     GetAccessToken: {
@@ -11284,7 +15070,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -11306,6 +15092,7 @@ export interface operations {
             /** @description New tokens. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11324,6 +15111,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -11334,7 +15122,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -11356,6 +15144,7 @@ export interface operations {
             /** @description New tokens. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11374,6 +15163,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -11384,7 +15174,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -11406,6 +15196,7 @@ export interface operations {
             /** @description New tokens. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11424,6 +15215,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -11434,7 +15226,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -11456,6 +15248,7 @@ export interface operations {
             /** @description New tokens. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11474,6 +15267,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -11484,7 +15278,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -11506,6 +15300,7 @@ export interface operations {
             /** @description New tokens. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11524,6 +15319,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -11534,7 +15330,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -11556,6 +15352,7 @@ export interface operations {
             /** @description New tokens. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11574,6 +15371,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -11584,7 +15382,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -11596,6 +15394,7 @@ export interface operations {
             /** @description The session is closed. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11607,6 +15406,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -11617,7 +15417,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -11629,6 +15429,7 @@ export interface operations {
             /** @description The session is closed. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11640,6 +15441,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -11650,7 +15452,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -11662,6 +15464,7 @@ export interface operations {
             /** @description All the user's roles after the change. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11685,6 +15488,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -11695,7 +15499,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -11707,6 +15511,7 @@ export interface operations {
             /** @description All the user's roles after the change. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11730,6 +15535,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -11740,7 +15546,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -11752,6 +15558,7 @@ export interface operations {
             /** @description All the user's roles after the change. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11775,6 +15582,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -11785,7 +15593,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -11797,6 +15605,7 @@ export interface operations {
             /** @description All the user's roles after the change. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11820,6 +15629,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -11830,7 +15640,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -11842,6 +15652,7 @@ export interface operations {
             /** @description All the user's roles after the change. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11865,6 +15676,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -11875,7 +15687,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -11887,6 +15699,7 @@ export interface operations {
             /** @description All the user's roles after the change. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11910,6 +15723,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -11920,7 +15734,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -11932,6 +15746,7 @@ export interface operations {
             /** @description All the user's roles after the change. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11955,6 +15770,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -11965,7 +15781,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -11977,6 +15793,7 @@ export interface operations {
             /** @description All the user's roles after the change. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12000,6 +15817,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -12010,7 +15828,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -12022,6 +15840,7 @@ export interface operations {
             /** @description All the user's roles after the change. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12045,6 +15864,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -12055,7 +15875,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -12067,6 +15887,7 @@ export interface operations {
             /** @description All the user's roles after the change. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12090,6 +15911,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -12100,7 +15922,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -12112,6 +15934,7 @@ export interface operations {
             /** @description All the user's roles after the change. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12135,6 +15958,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -12145,7 +15969,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -12157,6 +15981,7 @@ export interface operations {
             /** @description All the user's roles after the change. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12180,6 +16005,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -12190,7 +16016,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -12202,6 +16028,8 @@ export interface operations {
             200: components["responses"]["Healthy"];
             400: components["responses"]["BadRequest"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     HealthHead: {
@@ -12211,7 +16039,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -12223,6 +16051,7 @@ export interface operations {
             /** @description The service is up (and, for `/ready`, the database is reachable). */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12233,6 +16062,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12240,6 +16070,25 @@ export interface operations {
             /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
             406: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12253,7 +16102,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -12265,6 +16114,8 @@ export interface operations {
             200: components["responses"]["Healthy"];
             400: components["responses"]["BadRequest"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     HealthJsonHead: {
@@ -12274,7 +16125,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -12286,6 +16137,7 @@ export interface operations {
             /** @description The service is up (and, for `/ready`, the database is reachable). */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12296,6 +16148,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12303,6 +16156,25 @@ export interface operations {
             /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
             406: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12316,7 +16188,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -12328,6 +16200,7 @@ export interface operations {
             200: components["responses"]["Healthy"];
             400: components["responses"]["BadRequest"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -12338,7 +16211,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -12350,6 +16223,7 @@ export interface operations {
             /** @description The service is up (and, for `/ready`, the database is reachable). */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12360,6 +16234,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12367,6 +16242,15 @@ export interface operations {
             /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
             406: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12376,6 +16260,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait. */
                     "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12389,7 +16274,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -12401,6 +16286,7 @@ export interface operations {
             200: components["responses"]["Healthy"];
             400: components["responses"]["BadRequest"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -12411,7 +16297,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -12423,6 +16309,7 @@ export interface operations {
             /** @description The service is up (and, for `/ready`, the database is reachable). */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12433,6 +16320,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12440,6 +16328,15 @@ export interface operations {
             /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
             406: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12449,6 +16346,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait. */
                     "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12467,12 +16365,14 @@ export interface operations {
             /** @description The OpenAPI document, with `servers` set to the host that was asked. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": Record<string, never>;
                 };
             };
+            500: components["responses"]["InternalServerError"];
         };
     };
     OpenApiJsonHead: {
@@ -12487,6 +16387,15 @@ export interface operations {
             /** @description The OpenAPI document, with `servers` set to the host that was asked. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12505,12 +16414,14 @@ export interface operations {
             /** @description The OpenAPI document, with `servers` set to the host that was asked. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/yaml": string;
                 };
             };
+            500: components["responses"]["InternalServerError"];
         };
     };
     OpenApiYamlHead: {
@@ -12525,6 +16436,15 @@ export interface operations {
             /** @description The OpenAPI document, with `servers` set to the host that was asked. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12543,12 +16463,14 @@ export interface operations {
             /** @description The documentation page. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
                     "text/html": string;
                 };
             };
+            500: components["responses"]["InternalServerError"];
         };
     };
     DocsHead: {
@@ -12563,6 +16485,15 @@ export interface operations {
             /** @description The documentation page. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12583,6 +16514,7 @@ export interface operations {
             /** @description The file. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12592,6 +16524,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalServerError"];
         };
     };
     DocsAssetHead: {
@@ -12608,6 +16541,7 @@ export interface operations {
             /** @description The file. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12615,6 +16549,15 @@ export interface operations {
             /** @description Unknown route, unknown operation under `/json/reply/`, or unknown resource. */
             404: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12633,12 +16576,14 @@ export interface operations {
             /** @description TypeScript source. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
                     "text/plain": string;
                 };
             };
+            500: components["responses"]["InternalServerError"];
         };
     };
     ServiceStackTypeScriptDtosHead: {
@@ -12653,6 +16598,15 @@ export interface operations {
             /** @description TypeScript source. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12671,12 +16625,14 @@ export interface operations {
             /** @description Prometheus text exposition format. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
                     "text/plain": string;
                 };
             };
+            500: components["responses"]["InternalServerError"];
         };
     };
     MetricsHead: {
@@ -12691,6 +16647,15 @@ export interface operations {
             /** @description Prometheus text exposition format. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;

@@ -26,7 +26,7 @@ function responses(dto, readsBody) {
     headers: {
       'Content-Disposition': {
         description: `CSV only: \`attachment; filename="${dto.operation}.csv"\`.`,
-        schema: { type: 'string' },
+        schema: { type: 'string', maxLength: 128, pattern: '^attachment; filename="[A-Za-z]+\\.csv"$' },
       },
     },
     content: {

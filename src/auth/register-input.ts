@@ -18,6 +18,8 @@ export interface RegisterInput {
 
 export const metaLimits = { entries: 20, key: 64, value: 1024 } as const;
 const nameMax = 100;
+/** ErrorView is ignored (it only mattered for HTML views) but bounded like every string. */
+const errorViewMax = 100;
 
 export function registerInput(dto: Readonly<Record<string, unknown>>): Result<RegisterInput> {
   const errors: FieldError[] = [];
@@ -35,6 +37,10 @@ export function registerInput(dto: Readonly<Record<string, unknown>>): Result<Re
   const confirmPassword = text('confirmPassword', 'ConfirmPassword');
   const names = (['firstName', 'lastName', 'displayName'] as const).map((n) => text(n, n[0]!.toUpperCase() + n.slice(1)));
   const cont = text('continue', 'Continue');
+  const errorView = text('errorView', 'ErrorView');
+  if (errorView !== undefined && codePoints(errorView) > errorViewMax) {
+    errors.push({ errorCode: 'Length', fieldName: 'ErrorView', message: `'ErrorView' must be ${errorViewMax} characters or fewer.` });
+  }
 
   if (userName === undefined && email === undefined) {
     errors.push({ errorCode: 'NotEmpty', fieldName: 'UserName', message: "'UserName' must not be empty." });

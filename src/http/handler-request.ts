@@ -25,6 +25,10 @@ export class HandlerRequest implements OperationRequest {
     return this.principal ?? bearerOf(this.ex.header('authorization'), this.authenticator);
   }
 
+  announce(headers: Readonly<Record<string, string>>): void {
+    for (const name in headers) this.ex.res.setHeader(name, headers[name]!);
+  }
+
   /** Read only by the account operations, for their rate limits. */
   get clientIp(): string {
     return this.ex.clientIp;

@@ -29,7 +29,7 @@ const replaceOnce = (spec: string, from: string | RegExp, to: string) => {
 const mutations: Mutation[] = [
   {
     name: 'rename a property of the Register 200 response',
-    edit: (s) => replaceOnce(replaceOnce(s, '      required: [userId]\n', '      required: [userIdentifier]\n'), '        userId: { type: string, description: "The new user\'s id, as a string." }', '        userIdentifier: { type: string }'),
+    edit: (s) => replaceOnce(replaceOnce(s, '      required: [userId]\n', '      required: [userIdentifier]\n'), "        userId: { $ref: '#/components/schemas/UserId' }", '        userIdentifier: { type: string, maxLength: 10 }'),
     expected: /src\/handlers\/account-register\.ts\(\d+,\d+\)/,
   },
   {
