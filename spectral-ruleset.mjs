@@ -56,7 +56,7 @@ const exceptions = [
   {
     rule: 'owasp:api4:2023-rate-limit',
     pointers: ['BadRequest', 'Unauthorized', 'Forbidden', 'NotFound', 'NotAcceptable', 'PayloadTooLarge', 'UnsupportedMediaType', 'Healthy'].map((r) => `#/components/responses/${r}`),
-    reason: 'The shared answers serve the operations above, which carry no limit; a limited operation declares its own copies, with the RateLimit fields.',
+    reason: 'The shared answers serve the operations above, which carry no limit; a limited operation cites the copies made for its policy (BadRequestRegister), with the RateLimit fields.',
   },
   {
     rule: 'owasp:api4:2023-string-limit',

@@ -3565,6 +3565,392 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
+        /**
+         * @description Invalid input (first field error's code at the top level, every field error in
+         *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+         */
+        BadRequestRegister: {
+            headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "responseStatus": {
+                 *         "errorCode": "InvalidType",
+                 *         "message": "IdIn: 2147483648 is not an int32",
+                 *         "errors": [
+                 *           {
+                 *             "errorCode": "InvalidType",
+                 *             "fieldName": "IdIn",
+                 *             "message": "IdIn: 2147483648 is not an int32"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+        NotAcceptableRegister: {
+            headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "responseStatus": {
+                 *         "errorCode": "NotAcceptable",
+                 *         "message": "format=xml is not a format this operation serves",
+                 *         "errors": []
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description The user name or e-mail is taken (field `UserName` or `Email`), compared case-insensitively. */
+        ConflictRegister: {
+            headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "responseStatus": {
+                 *         "errorCode": "AlreadyExists",
+                 *         "message": "User name is already taken",
+                 *         "errors": [
+                 *           {
+                 *             "errorCode": "AlreadyExists",
+                 *             "fieldName": "UserName",
+                 *             "message": "User name is already taken"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description The body is over 1 MiB. */
+        PayloadTooLargeRegister: {
+            headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "responseStatus": {
+                 *         "errorCode": "PayloadTooLarge",
+                 *         "message": "The body is over 1 MiB",
+                 *         "errors": []
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description The body is neither JSON nor form-urlencoded. */
+        UnsupportedMediaTypeRegister: {
+            headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "responseStatus": {
+                 *         "errorCode": "UnsupportedMediaType",
+                 *         "message": "text/plain bodies are not accepted",
+                 *         "errors": []
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description Rate limit reached for this client address. */
+        TooManyRequestsRegister: {
+            headers: {
+                /** @description Seconds until the limit's one-minute window ends. */
+                "Retry-After": number;
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                /**
+                 * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`. Sent on every answer that reached the limit's counter while the limit is on.
+                 * @example "register";q=10;w=60
+                 */
+                "RateLimit-Policy": string;
+                /**
+                 * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42`. The same figures on every node.
+                 * @example "register";r=9;t=42
+                 */
+                RateLimit: string;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "responseStatus": {
+                 *         "errorCode": "TooManyRequests",
+                 *         "message": "Too many requests",
+                 *         "errors": []
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description A bug; the message is generic and the cause is only in the server's log. */
+        InternalServerErrorRegister: {
+            headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "responseStatus": {
+                 *         "errorCode": "InternalServerError",
+                 *         "message": "An unexpected error occurred",
+                 *         "errors": []
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+        ServiceUnavailableRegister: {
+            headers: {
+                /** @description Seconds to wait. */
+                "Retry-After": number;
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "responseStatus": {
+                 *         "errorCode": "ServiceUnavailable",
+                 *         "message": "The service is temporarily unavailable",
+                 *         "errors": []
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /**
+         * @description Invalid input (first field error's code at the top level, every field error in
+         *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+         */
+        BadRequestSignInFailures: {
+            headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "responseStatus": {
+                 *         "errorCode": "InvalidType",
+                 *         "message": "IdIn: 2147483648 is not an int32",
+                 *         "errors": [
+                 *           {
+                 *             "errorCode": "InvalidType",
+                 *             "fieldName": "IdIn",
+                 *             "message": "IdIn: 2147483648 is not an int32"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description No, malformed, expired or badly signed token, or wrong credentials. */
+        UnauthorizedSignInFailures: {
+            headers: {
+                /** @description Always `Bearer`. */
+                "WWW-Authenticate": string;
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "responseStatus": {
+                 *         "errorCode": "Unauthorized",
+                 *         "message": "Not Authenticated",
+                 *         "errors": []
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+        NotAcceptableSignInFailures: {
+            headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "responseStatus": {
+                 *         "errorCode": "NotAcceptable",
+                 *         "message": "format=xml is not a format this operation serves",
+                 *         "errors": []
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description The body is over 1 MiB. */
+        PayloadTooLargeSignInFailures: {
+            headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "responseStatus": {
+                 *         "errorCode": "PayloadTooLarge",
+                 *         "message": "The body is over 1 MiB",
+                 *         "errors": []
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description The body is neither JSON nor form-urlencoded. */
+        UnsupportedMediaTypeSignInFailures: {
+            headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "responseStatus": {
+                 *         "errorCode": "UnsupportedMediaType",
+                 *         "message": "text/plain bodies are not accepted",
+                 *         "errors": []
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description Rate limit reached for this client address. */
+        TooManyRequestsSignInFailures: {
+            headers: {
+                /** @description Seconds until the limit's one-minute window ends. */
+                "Retry-After": number;
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                /**
+                 * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`. Sent on every answer that reached the limit's counter while the limit is on.
+                 * @example "register";q=10;w=60
+                 */
+                "RateLimit-Policy": string;
+                /**
+                 * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42`. The same figures on every node.
+                 * @example "register";r=9;t=42
+                 */
+                RateLimit: string;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "responseStatus": {
+                 *         "errorCode": "TooManyRequests",
+                 *         "message": "Too many requests",
+                 *         "errors": []
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description A bug; the message is generic and the cause is only in the server's log. */
+        InternalServerErrorSignInFailures: {
+            headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "responseStatus": {
+                 *         "errorCode": "InternalServerError",
+                 *         "message": "An unexpected error occurred",
+                 *         "errors": []
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+        ServiceUnavailableSignInFailures: {
+            headers: {
+                /** @description Seconds to wait. */
+                "Retry-After": number;
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "responseStatus": {
+                 *         "errorCode": "ServiceUnavailable",
+                 *         "message": "The service is temporarily unavailable",
+                 *         "errors": []
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
     };
     parameters: {
         /** @description Fills `userName` when the body left it out. Name matching is case-insensitive. */
@@ -3714,201 +4100,14 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            /**
-             * @description Invalid input (first field error's code at the top level, every field error in
-             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
-             */
-            400: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "InvalidType",
-                     *         "message": "IdIn: 2147483648 is not an int32",
-                     *         "errors": [
-                     *           {
-                     *             "errorCode": "InvalidType",
-                     *             "fieldName": "IdIn",
-                     *             "message": "IdIn: 2147483648 is not an int32"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
-            406: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "NotAcceptable",
-                     *         "message": "format=xml is not a format this operation serves",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The user name or e-mail is taken (field `UserName` or `Email`), compared case-insensitively. */
-            409: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "AlreadyExists",
-                     *         "message": "User name is already taken",
-                     *         "errors": [
-                     *           {
-                     *             "errorCode": "AlreadyExists",
-                     *             "fieldName": "UserName",
-                     *             "message": "User name is already taken"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The body is over 1 MiB. */
-            413: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "PayloadTooLarge",
-                     *         "message": "The body is over 1 MiB",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The body is neither JSON nor form-urlencoded. */
-            415: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "UnsupportedMediaType",
-                     *         "message": "text/plain bodies are not accepted",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Rate limit reached for this client address. */
-            429: {
-                headers: {
-                    /** @description Seconds until the limit's one-minute window ends. */
-                    "Retry-After": number;
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /**
-                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`. Sent on every answer that reached the limit's counter while the limit is on.
-                     * @example "register";q=10;w=60
-                     */
-                    "RateLimit-Policy": string;
-                    /**
-                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42`. The same figures on every node.
-                     * @example "register";r=9;t=42
-                     */
-                    RateLimit: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "TooManyRequests",
-                     *         "message": "Too many requests",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description A bug; the message is generic and the cause is only in the server's log. */
-            500: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "InternalServerError",
-                     *         "message": "An unexpected error occurred",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After": number;
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "ServiceUnavailable",
-                     *         "message": "The service is temporarily unavailable",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
+            400: components["responses"]["BadRequestRegister"];
+            406: components["responses"]["NotAcceptableRegister"];
+            409: components["responses"]["ConflictRegister"];
+            413: components["responses"]["PayloadTooLargeRegister"];
+            415: components["responses"]["UnsupportedMediaTypeRegister"];
+            429: components["responses"]["TooManyRequestsRegister"];
+            500: components["responses"]["InternalServerErrorRegister"];
+            503: components["responses"]["ServiceUnavailableRegister"];
         };
     };
     Register: {
@@ -3972,201 +4171,14 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            /**
-             * @description Invalid input (first field error's code at the top level, every field error in
-             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
-             */
-            400: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "InvalidType",
-                     *         "message": "IdIn: 2147483648 is not an int32",
-                     *         "errors": [
-                     *           {
-                     *             "errorCode": "InvalidType",
-                     *             "fieldName": "IdIn",
-                     *             "message": "IdIn: 2147483648 is not an int32"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
-            406: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "NotAcceptable",
-                     *         "message": "format=xml is not a format this operation serves",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The user name or e-mail is taken (field `UserName` or `Email`), compared case-insensitively. */
-            409: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "AlreadyExists",
-                     *         "message": "User name is already taken",
-                     *         "errors": [
-                     *           {
-                     *             "errorCode": "AlreadyExists",
-                     *             "fieldName": "UserName",
-                     *             "message": "User name is already taken"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The body is over 1 MiB. */
-            413: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "PayloadTooLarge",
-                     *         "message": "The body is over 1 MiB",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The body is neither JSON nor form-urlencoded. */
-            415: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "UnsupportedMediaType",
-                     *         "message": "text/plain bodies are not accepted",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Rate limit reached for this client address. */
-            429: {
-                headers: {
-                    /** @description Seconds until the limit's one-minute window ends. */
-                    "Retry-After": number;
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /**
-                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`. Sent on every answer that reached the limit's counter while the limit is on.
-                     * @example "register";q=10;w=60
-                     */
-                    "RateLimit-Policy": string;
-                    /**
-                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42`. The same figures on every node.
-                     * @example "register";r=9;t=42
-                     */
-                    RateLimit: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "TooManyRequests",
-                     *         "message": "Too many requests",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description A bug; the message is generic and the cause is only in the server's log. */
-            500: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "InternalServerError",
-                     *         "message": "An unexpected error occurred",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After": number;
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "ServiceUnavailable",
-                     *         "message": "The service is temporarily unavailable",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
+            400: components["responses"]["BadRequestRegister"];
+            406: components["responses"]["NotAcceptableRegister"];
+            409: components["responses"]["ConflictRegister"];
+            413: components["responses"]["PayloadTooLargeRegister"];
+            415: components["responses"]["UnsupportedMediaTypeRegister"];
+            429: components["responses"]["TooManyRequestsRegister"];
+            500: components["responses"]["InternalServerErrorRegister"];
+            503: components["responses"]["ServiceUnavailableRegister"];
         };
     };
     RegisterPutJson: {
@@ -4230,201 +4242,14 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            /**
-             * @description Invalid input (first field error's code at the top level, every field error in
-             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
-             */
-            400: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "InvalidType",
-                     *         "message": "IdIn: 2147483648 is not an int32",
-                     *         "errors": [
-                     *           {
-                     *             "errorCode": "InvalidType",
-                     *             "fieldName": "IdIn",
-                     *             "message": "IdIn: 2147483648 is not an int32"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
-            406: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "NotAcceptable",
-                     *         "message": "format=xml is not a format this operation serves",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The user name or e-mail is taken (field `UserName` or `Email`), compared case-insensitively. */
-            409: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "AlreadyExists",
-                     *         "message": "User name is already taken",
-                     *         "errors": [
-                     *           {
-                     *             "errorCode": "AlreadyExists",
-                     *             "fieldName": "UserName",
-                     *             "message": "User name is already taken"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The body is over 1 MiB. */
-            413: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "PayloadTooLarge",
-                     *         "message": "The body is over 1 MiB",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The body is neither JSON nor form-urlencoded. */
-            415: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "UnsupportedMediaType",
-                     *         "message": "text/plain bodies are not accepted",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Rate limit reached for this client address. */
-            429: {
-                headers: {
-                    /** @description Seconds until the limit's one-minute window ends. */
-                    "Retry-After": number;
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /**
-                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`. Sent on every answer that reached the limit's counter while the limit is on.
-                     * @example "register";q=10;w=60
-                     */
-                    "RateLimit-Policy": string;
-                    /**
-                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42`. The same figures on every node.
-                     * @example "register";r=9;t=42
-                     */
-                    RateLimit: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "TooManyRequests",
-                     *         "message": "Too many requests",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description A bug; the message is generic and the cause is only in the server's log. */
-            500: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "InternalServerError",
-                     *         "message": "An unexpected error occurred",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After": number;
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "ServiceUnavailable",
-                     *         "message": "The service is temporarily unavailable",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
+            400: components["responses"]["BadRequestRegister"];
+            406: components["responses"]["NotAcceptableRegister"];
+            409: components["responses"]["ConflictRegister"];
+            413: components["responses"]["PayloadTooLargeRegister"];
+            415: components["responses"]["UnsupportedMediaTypeRegister"];
+            429: components["responses"]["TooManyRequestsRegister"];
+            500: components["responses"]["InternalServerErrorRegister"];
+            503: components["responses"]["ServiceUnavailableRegister"];
         };
     };
     RegisterJson: {
@@ -4488,201 +4313,14 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            /**
-             * @description Invalid input (first field error's code at the top level, every field error in
-             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
-             */
-            400: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "InvalidType",
-                     *         "message": "IdIn: 2147483648 is not an int32",
-                     *         "errors": [
-                     *           {
-                     *             "errorCode": "InvalidType",
-                     *             "fieldName": "IdIn",
-                     *             "message": "IdIn: 2147483648 is not an int32"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
-            406: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "NotAcceptable",
-                     *         "message": "format=xml is not a format this operation serves",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The user name or e-mail is taken (field `UserName` or `Email`), compared case-insensitively. */
-            409: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "AlreadyExists",
-                     *         "message": "User name is already taken",
-                     *         "errors": [
-                     *           {
-                     *             "errorCode": "AlreadyExists",
-                     *             "fieldName": "UserName",
-                     *             "message": "User name is already taken"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The body is over 1 MiB. */
-            413: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "PayloadTooLarge",
-                     *         "message": "The body is over 1 MiB",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The body is neither JSON nor form-urlencoded. */
-            415: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "UnsupportedMediaType",
-                     *         "message": "text/plain bodies are not accepted",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Rate limit reached for this client address. */
-            429: {
-                headers: {
-                    /** @description Seconds until the limit's one-minute window ends. */
-                    "Retry-After": number;
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /**
-                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`. Sent on every answer that reached the limit's counter while the limit is on.
-                     * @example "register";q=10;w=60
-                     */
-                    "RateLimit-Policy": string;
-                    /**
-                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42`. The same figures on every node.
-                     * @example "register";r=9;t=42
-                     */
-                    RateLimit: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "TooManyRequests",
-                     *         "message": "Too many requests",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description A bug; the message is generic and the cause is only in the server's log. */
-            500: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "InternalServerError",
-                     *         "message": "An unexpected error occurred",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After": number;
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "ServiceUnavailable",
-                     *         "message": "The service is temporarily unavailable",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
+            400: components["responses"]["BadRequestRegister"];
+            406: components["responses"]["NotAcceptableRegister"];
+            409: components["responses"]["ConflictRegister"];
+            413: components["responses"]["PayloadTooLargeRegister"];
+            415: components["responses"]["UnsupportedMediaTypeRegister"];
+            429: components["responses"]["TooManyRequestsRegister"];
+            500: components["responses"]["InternalServerErrorRegister"];
+            503: components["responses"]["ServiceUnavailableRegister"];
         };
     };
     RegisterPutReply: {
@@ -4746,201 +4384,14 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            /**
-             * @description Invalid input (first field error's code at the top level, every field error in
-             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
-             */
-            400: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "InvalidType",
-                     *         "message": "IdIn: 2147483648 is not an int32",
-                     *         "errors": [
-                     *           {
-                     *             "errorCode": "InvalidType",
-                     *             "fieldName": "IdIn",
-                     *             "message": "IdIn: 2147483648 is not an int32"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
-            406: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "NotAcceptable",
-                     *         "message": "format=xml is not a format this operation serves",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The user name or e-mail is taken (field `UserName` or `Email`), compared case-insensitively. */
-            409: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "AlreadyExists",
-                     *         "message": "User name is already taken",
-                     *         "errors": [
-                     *           {
-                     *             "errorCode": "AlreadyExists",
-                     *             "fieldName": "UserName",
-                     *             "message": "User name is already taken"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The body is over 1 MiB. */
-            413: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "PayloadTooLarge",
-                     *         "message": "The body is over 1 MiB",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The body is neither JSON nor form-urlencoded. */
-            415: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "UnsupportedMediaType",
-                     *         "message": "text/plain bodies are not accepted",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Rate limit reached for this client address. */
-            429: {
-                headers: {
-                    /** @description Seconds until the limit's one-minute window ends. */
-                    "Retry-After": number;
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /**
-                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`. Sent on every answer that reached the limit's counter while the limit is on.
-                     * @example "register";q=10;w=60
-                     */
-                    "RateLimit-Policy": string;
-                    /**
-                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42`. The same figures on every node.
-                     * @example "register";r=9;t=42
-                     */
-                    RateLimit: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "TooManyRequests",
-                     *         "message": "Too many requests",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description A bug; the message is generic and the cause is only in the server's log. */
-            500: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "InternalServerError",
-                     *         "message": "An unexpected error occurred",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After": number;
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "ServiceUnavailable",
-                     *         "message": "The service is temporarily unavailable",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
+            400: components["responses"]["BadRequestRegister"];
+            406: components["responses"]["NotAcceptableRegister"];
+            409: components["responses"]["ConflictRegister"];
+            413: components["responses"]["PayloadTooLargeRegister"];
+            415: components["responses"]["UnsupportedMediaTypeRegister"];
+            429: components["responses"]["TooManyRequestsRegister"];
+            500: components["responses"]["InternalServerErrorRegister"];
+            503: components["responses"]["ServiceUnavailableRegister"];
         };
     };
     RegisterReply: {
@@ -5004,201 +4455,14 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            /**
-             * @description Invalid input (first field error's code at the top level, every field error in
-             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
-             */
-            400: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "InvalidType",
-                     *         "message": "IdIn: 2147483648 is not an int32",
-                     *         "errors": [
-                     *           {
-                     *             "errorCode": "InvalidType",
-                     *             "fieldName": "IdIn",
-                     *             "message": "IdIn: 2147483648 is not an int32"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
-            406: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "NotAcceptable",
-                     *         "message": "format=xml is not a format this operation serves",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The user name or e-mail is taken (field `UserName` or `Email`), compared case-insensitively. */
-            409: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "AlreadyExists",
-                     *         "message": "User name is already taken",
-                     *         "errors": [
-                     *           {
-                     *             "errorCode": "AlreadyExists",
-                     *             "fieldName": "UserName",
-                     *             "message": "User name is already taken"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The body is over 1 MiB. */
-            413: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "PayloadTooLarge",
-                     *         "message": "The body is over 1 MiB",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The body is neither JSON nor form-urlencoded. */
-            415: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "UnsupportedMediaType",
-                     *         "message": "text/plain bodies are not accepted",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Rate limit reached for this client address. */
-            429: {
-                headers: {
-                    /** @description Seconds until the limit's one-minute window ends. */
-                    "Retry-After": number;
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /**
-                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`. Sent on every answer that reached the limit's counter while the limit is on.
-                     * @example "register";q=10;w=60
-                     */
-                    "RateLimit-Policy": string;
-                    /**
-                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42`. The same figures on every node.
-                     * @example "register";r=9;t=42
-                     */
-                    RateLimit: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "TooManyRequests",
-                     *         "message": "Too many requests",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description A bug; the message is generic and the cause is only in the server's log. */
-            500: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "InternalServerError",
-                     *         "message": "An unexpected error occurred",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After": number;
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "ServiceUnavailable",
-                     *         "message": "The service is temporarily unavailable",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
+            400: components["responses"]["BadRequestRegister"];
+            406: components["responses"]["NotAcceptableRegister"];
+            409: components["responses"]["ConflictRegister"];
+            413: components["responses"]["PayloadTooLargeRegister"];
+            415: components["responses"]["UnsupportedMediaTypeRegister"];
+            429: components["responses"]["TooManyRequestsRegister"];
+            500: components["responses"]["InternalServerErrorRegister"];
+            503: components["responses"]["ServiceUnavailableRegister"];
         };
     };
     RegisterPutReplyJson: {
@@ -5262,201 +4526,14 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            /**
-             * @description Invalid input (first field error's code at the top level, every field error in
-             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
-             */
-            400: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "InvalidType",
-                     *         "message": "IdIn: 2147483648 is not an int32",
-                     *         "errors": [
-                     *           {
-                     *             "errorCode": "InvalidType",
-                     *             "fieldName": "IdIn",
-                     *             "message": "IdIn: 2147483648 is not an int32"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
-            406: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "NotAcceptable",
-                     *         "message": "format=xml is not a format this operation serves",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The user name or e-mail is taken (field `UserName` or `Email`), compared case-insensitively. */
-            409: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "AlreadyExists",
-                     *         "message": "User name is already taken",
-                     *         "errors": [
-                     *           {
-                     *             "errorCode": "AlreadyExists",
-                     *             "fieldName": "UserName",
-                     *             "message": "User name is already taken"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The body is over 1 MiB. */
-            413: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "PayloadTooLarge",
-                     *         "message": "The body is over 1 MiB",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The body is neither JSON nor form-urlencoded. */
-            415: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "UnsupportedMediaType",
-                     *         "message": "text/plain bodies are not accepted",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Rate limit reached for this client address. */
-            429: {
-                headers: {
-                    /** @description Seconds until the limit's one-minute window ends. */
-                    "Retry-After": number;
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /**
-                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`. Sent on every answer that reached the limit's counter while the limit is on.
-                     * @example "register";q=10;w=60
-                     */
-                    "RateLimit-Policy": string;
-                    /**
-                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42`. The same figures on every node.
-                     * @example "register";r=9;t=42
-                     */
-                    RateLimit: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "TooManyRequests",
-                     *         "message": "Too many requests",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description A bug; the message is generic and the cause is only in the server's log. */
-            500: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "InternalServerError",
-                     *         "message": "An unexpected error occurred",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After": number;
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "ServiceUnavailable",
-                     *         "message": "The service is temporarily unavailable",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
+            400: components["responses"]["BadRequestRegister"];
+            406: components["responses"]["NotAcceptableRegister"];
+            409: components["responses"]["ConflictRegister"];
+            413: components["responses"]["PayloadTooLargeRegister"];
+            415: components["responses"]["UnsupportedMediaTypeRegister"];
+            429: components["responses"]["TooManyRequestsRegister"];
+            500: components["responses"]["InternalServerErrorRegister"];
+            503: components["responses"]["ServiceUnavailableRegister"];
         };
     };
     RegisterReplyJson: {
@@ -5520,201 +4597,14 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            /**
-             * @description Invalid input (first field error's code at the top level, every field error in
-             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
-             */
-            400: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "InvalidType",
-                     *         "message": "IdIn: 2147483648 is not an int32",
-                     *         "errors": [
-                     *           {
-                     *             "errorCode": "InvalidType",
-                     *             "fieldName": "IdIn",
-                     *             "message": "IdIn: 2147483648 is not an int32"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
-            406: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "NotAcceptable",
-                     *         "message": "format=xml is not a format this operation serves",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The user name or e-mail is taken (field `UserName` or `Email`), compared case-insensitively. */
-            409: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "AlreadyExists",
-                     *         "message": "User name is already taken",
-                     *         "errors": [
-                     *           {
-                     *             "errorCode": "AlreadyExists",
-                     *             "fieldName": "UserName",
-                     *             "message": "User name is already taken"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The body is over 1 MiB. */
-            413: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "PayloadTooLarge",
-                     *         "message": "The body is over 1 MiB",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The body is neither JSON nor form-urlencoded. */
-            415: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "UnsupportedMediaType",
-                     *         "message": "text/plain bodies are not accepted",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Rate limit reached for this client address. */
-            429: {
-                headers: {
-                    /** @description Seconds until the limit's one-minute window ends. */
-                    "Retry-After": number;
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /**
-                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`. Sent on every answer that reached the limit's counter while the limit is on.
-                     * @example "register";q=10;w=60
-                     */
-                    "RateLimit-Policy": string;
-                    /**
-                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42`. The same figures on every node.
-                     * @example "register";r=9;t=42
-                     */
-                    RateLimit: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "TooManyRequests",
-                     *         "message": "Too many requests",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description A bug; the message is generic and the cause is only in the server's log. */
-            500: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "InternalServerError",
-                     *         "message": "An unexpected error occurred",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After": number;
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "ServiceUnavailable",
-                     *         "message": "The service is temporarily unavailable",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
+            400: components["responses"]["BadRequestRegister"];
+            406: components["responses"]["NotAcceptableRegister"];
+            409: components["responses"]["ConflictRegister"];
+            413: components["responses"]["PayloadTooLargeRegister"];
+            415: components["responses"]["UnsupportedMediaTypeRegister"];
+            429: components["responses"]["TooManyRequestsRegister"];
+            500: components["responses"]["InternalServerErrorRegister"];
+            503: components["responses"]["ServiceUnavailableRegister"];
         };
     };
     RegisterPutApi: {
@@ -5778,201 +4668,14 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            /**
-             * @description Invalid input (first field error's code at the top level, every field error in
-             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
-             */
-            400: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "InvalidType",
-                     *         "message": "IdIn: 2147483648 is not an int32",
-                     *         "errors": [
-                     *           {
-                     *             "errorCode": "InvalidType",
-                     *             "fieldName": "IdIn",
-                     *             "message": "IdIn: 2147483648 is not an int32"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
-            406: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "NotAcceptable",
-                     *         "message": "format=xml is not a format this operation serves",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The user name or e-mail is taken (field `UserName` or `Email`), compared case-insensitively. */
-            409: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "AlreadyExists",
-                     *         "message": "User name is already taken",
-                     *         "errors": [
-                     *           {
-                     *             "errorCode": "AlreadyExists",
-                     *             "fieldName": "UserName",
-                     *             "message": "User name is already taken"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The body is over 1 MiB. */
-            413: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "PayloadTooLarge",
-                     *         "message": "The body is over 1 MiB",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The body is neither JSON nor form-urlencoded. */
-            415: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "UnsupportedMediaType",
-                     *         "message": "text/plain bodies are not accepted",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Rate limit reached for this client address. */
-            429: {
-                headers: {
-                    /** @description Seconds until the limit's one-minute window ends. */
-                    "Retry-After": number;
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /**
-                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`. Sent on every answer that reached the limit's counter while the limit is on.
-                     * @example "register";q=10;w=60
-                     */
-                    "RateLimit-Policy": string;
-                    /**
-                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42`. The same figures on every node.
-                     * @example "register";r=9;t=42
-                     */
-                    RateLimit: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "TooManyRequests",
-                     *         "message": "Too many requests",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description A bug; the message is generic and the cause is only in the server's log. */
-            500: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "InternalServerError",
-                     *         "message": "An unexpected error occurred",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After": number;
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "ServiceUnavailable",
-                     *         "message": "The service is temporarily unavailable",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
+            400: components["responses"]["BadRequestRegister"];
+            406: components["responses"]["NotAcceptableRegister"];
+            409: components["responses"]["ConflictRegister"];
+            413: components["responses"]["PayloadTooLargeRegister"];
+            415: components["responses"]["UnsupportedMediaTypeRegister"];
+            429: components["responses"]["TooManyRequestsRegister"];
+            500: components["responses"]["InternalServerErrorRegister"];
+            503: components["responses"]["ServiceUnavailableRegister"];
         };
     };
     RegisterApi: {
@@ -6036,201 +4739,14 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            /**
-             * @description Invalid input (first field error's code at the top level, every field error in
-             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
-             */
-            400: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "InvalidType",
-                     *         "message": "IdIn: 2147483648 is not an int32",
-                     *         "errors": [
-                     *           {
-                     *             "errorCode": "InvalidType",
-                     *             "fieldName": "IdIn",
-                     *             "message": "IdIn: 2147483648 is not an int32"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
-            406: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "NotAcceptable",
-                     *         "message": "format=xml is not a format this operation serves",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The user name or e-mail is taken (field `UserName` or `Email`), compared case-insensitively. */
-            409: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "AlreadyExists",
-                     *         "message": "User name is already taken",
-                     *         "errors": [
-                     *           {
-                     *             "errorCode": "AlreadyExists",
-                     *             "fieldName": "UserName",
-                     *             "message": "User name is already taken"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The body is over 1 MiB. */
-            413: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "PayloadTooLarge",
-                     *         "message": "The body is over 1 MiB",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The body is neither JSON nor form-urlencoded. */
-            415: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "UnsupportedMediaType",
-                     *         "message": "text/plain bodies are not accepted",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Rate limit reached for this client address. */
-            429: {
-                headers: {
-                    /** @description Seconds until the limit's one-minute window ends. */
-                    "Retry-After": number;
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /**
-                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`. Sent on every answer that reached the limit's counter while the limit is on.
-                     * @example "register";q=10;w=60
-                     */
-                    "RateLimit-Policy": string;
-                    /**
-                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42`. The same figures on every node.
-                     * @example "register";r=9;t=42
-                     */
-                    RateLimit: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "TooManyRequests",
-                     *         "message": "Too many requests",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description A bug; the message is generic and the cause is only in the server's log. */
-            500: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "InternalServerError",
-                     *         "message": "An unexpected error occurred",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After": number;
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "ServiceUnavailable",
-                     *         "message": "The service is temporarily unavailable",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
+            400: components["responses"]["BadRequestRegister"];
+            406: components["responses"]["NotAcceptableRegister"];
+            409: components["responses"]["ConflictRegister"];
+            413: components["responses"]["PayloadTooLargeRegister"];
+            415: components["responses"]["UnsupportedMediaTypeRegister"];
+            429: components["responses"]["TooManyRequestsRegister"];
+            500: components["responses"]["InternalServerErrorRegister"];
+            503: components["responses"]["ServiceUnavailableRegister"];
         };
     };
     RegisterPutApiJson: {
@@ -6294,201 +4810,14 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            /**
-             * @description Invalid input (first field error's code at the top level, every field error in
-             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
-             */
-            400: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "InvalidType",
-                     *         "message": "IdIn: 2147483648 is not an int32",
-                     *         "errors": [
-                     *           {
-                     *             "errorCode": "InvalidType",
-                     *             "fieldName": "IdIn",
-                     *             "message": "IdIn: 2147483648 is not an int32"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
-            406: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "NotAcceptable",
-                     *         "message": "format=xml is not a format this operation serves",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The user name or e-mail is taken (field `UserName` or `Email`), compared case-insensitively. */
-            409: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "AlreadyExists",
-                     *         "message": "User name is already taken",
-                     *         "errors": [
-                     *           {
-                     *             "errorCode": "AlreadyExists",
-                     *             "fieldName": "UserName",
-                     *             "message": "User name is already taken"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The body is over 1 MiB. */
-            413: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "PayloadTooLarge",
-                     *         "message": "The body is over 1 MiB",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The body is neither JSON nor form-urlencoded. */
-            415: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "UnsupportedMediaType",
-                     *         "message": "text/plain bodies are not accepted",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Rate limit reached for this client address. */
-            429: {
-                headers: {
-                    /** @description Seconds until the limit's one-minute window ends. */
-                    "Retry-After": number;
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /**
-                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`. Sent on every answer that reached the limit's counter while the limit is on.
-                     * @example "register";q=10;w=60
-                     */
-                    "RateLimit-Policy": string;
-                    /**
-                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42`. The same figures on every node.
-                     * @example "register";r=9;t=42
-                     */
-                    RateLimit: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "TooManyRequests",
-                     *         "message": "Too many requests",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description A bug; the message is generic and the cause is only in the server's log. */
-            500: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "InternalServerError",
-                     *         "message": "An unexpected error occurred",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After": number;
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "ServiceUnavailable",
-                     *         "message": "The service is temporarily unavailable",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
+            400: components["responses"]["BadRequestRegister"];
+            406: components["responses"]["NotAcceptableRegister"];
+            409: components["responses"]["ConflictRegister"];
+            413: components["responses"]["PayloadTooLargeRegister"];
+            415: components["responses"]["UnsupportedMediaTypeRegister"];
+            429: components["responses"]["TooManyRequestsRegister"];
+            500: components["responses"]["InternalServerErrorRegister"];
+            503: components["responses"]["ServiceUnavailableRegister"];
         };
     };
     RegisterApiJson: {
@@ -6552,201 +4881,14 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            /**
-             * @description Invalid input (first field error's code at the top level, every field error in
-             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
-             */
-            400: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "InvalidType",
-                     *         "message": "IdIn: 2147483648 is not an int32",
-                     *         "errors": [
-                     *           {
-                     *             "errorCode": "InvalidType",
-                     *             "fieldName": "IdIn",
-                     *             "message": "IdIn: 2147483648 is not an int32"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
-            406: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "NotAcceptable",
-                     *         "message": "format=xml is not a format this operation serves",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The user name or e-mail is taken (field `UserName` or `Email`), compared case-insensitively. */
-            409: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "AlreadyExists",
-                     *         "message": "User name is already taken",
-                     *         "errors": [
-                     *           {
-                     *             "errorCode": "AlreadyExists",
-                     *             "fieldName": "UserName",
-                     *             "message": "User name is already taken"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The body is over 1 MiB. */
-            413: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "PayloadTooLarge",
-                     *         "message": "The body is over 1 MiB",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The body is neither JSON nor form-urlencoded. */
-            415: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "UnsupportedMediaType",
-                     *         "message": "text/plain bodies are not accepted",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Rate limit reached for this client address. */
-            429: {
-                headers: {
-                    /** @description Seconds until the limit's one-minute window ends. */
-                    "Retry-After": number;
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /**
-                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`. Sent on every answer that reached the limit's counter while the limit is on.
-                     * @example "register";q=10;w=60
-                     */
-                    "RateLimit-Policy": string;
-                    /**
-                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42`. The same figures on every node.
-                     * @example "register";r=9;t=42
-                     */
-                    RateLimit: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "TooManyRequests",
-                     *         "message": "Too many requests",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description A bug; the message is generic and the cause is only in the server's log. */
-            500: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "InternalServerError",
-                     *         "message": "An unexpected error occurred",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After": number;
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "ServiceUnavailable",
-                     *         "message": "The service is temporarily unavailable",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
+            400: components["responses"]["BadRequestRegister"];
+            406: components["responses"]["NotAcceptableRegister"];
+            409: components["responses"]["ConflictRegister"];
+            413: components["responses"]["PayloadTooLargeRegister"];
+            415: components["responses"]["UnsupportedMediaTypeRegister"];
+            429: components["responses"]["TooManyRequestsRegister"];
+            500: components["responses"]["InternalServerErrorRegister"];
+            503: components["responses"]["ServiceUnavailableRegister"];
         };
     };
     GetImpiantoFilesRequest: {
@@ -13640,197 +11782,14 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            /**
-             * @description Invalid input (first field error's code at the top level, every field error in
-             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
-             */
-            400: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "InvalidType",
-                     *         "message": "IdIn: 2147483648 is not an int32",
-                     *         "errors": [
-                     *           {
-                     *             "errorCode": "InvalidType",
-                     *             "fieldName": "IdIn",
-                     *             "message": "IdIn: 2147483648 is not an int32"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description No, malformed, expired or badly signed token, or wrong credentials. */
-            401: {
-                headers: {
-                    /** @description Always `Bearer`. */
-                    "WWW-Authenticate": string;
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "Unauthorized",
-                     *         "message": "Not Authenticated",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
-            406: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "NotAcceptable",
-                     *         "message": "format=xml is not a format this operation serves",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The body is over 1 MiB. */
-            413: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "PayloadTooLarge",
-                     *         "message": "The body is over 1 MiB",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The body is neither JSON nor form-urlencoded. */
-            415: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "UnsupportedMediaType",
-                     *         "message": "text/plain bodies are not accepted",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Rate limit reached for this client address. */
-            429: {
-                headers: {
-                    /** @description Seconds until the limit's one-minute window ends. */
-                    "Retry-After": number;
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /**
-                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`. Sent on every answer that reached the limit's counter while the limit is on.
-                     * @example "register";q=10;w=60
-                     */
-                    "RateLimit-Policy": string;
-                    /**
-                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42`. The same figures on every node.
-                     * @example "register";r=9;t=42
-                     */
-                    RateLimit: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "TooManyRequests",
-                     *         "message": "Too many requests",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description A bug; the message is generic and the cause is only in the server's log. */
-            500: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "InternalServerError",
-                     *         "message": "An unexpected error occurred",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After": number;
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "ServiceUnavailable",
-                     *         "message": "The service is temporarily unavailable",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
+            400: components["responses"]["BadRequestSignInFailures"];
+            401: components["responses"]["UnauthorizedSignInFailures"];
+            406: components["responses"]["NotAcceptableSignInFailures"];
+            413: components["responses"]["PayloadTooLargeSignInFailures"];
+            415: components["responses"]["UnsupportedMediaTypeSignInFailures"];
+            429: components["responses"]["TooManyRequestsSignInFailures"];
+            500: components["responses"]["InternalServerErrorSignInFailures"];
+            503: components["responses"]["ServiceUnavailableSignInFailures"];
         };
     };
     AuthenticateJson: {
@@ -13886,197 +11845,14 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            /**
-             * @description Invalid input (first field error's code at the top level, every field error in
-             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
-             */
-            400: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "InvalidType",
-                     *         "message": "IdIn: 2147483648 is not an int32",
-                     *         "errors": [
-                     *           {
-                     *             "errorCode": "InvalidType",
-                     *             "fieldName": "IdIn",
-                     *             "message": "IdIn: 2147483648 is not an int32"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description No, malformed, expired or badly signed token, or wrong credentials. */
-            401: {
-                headers: {
-                    /** @description Always `Bearer`. */
-                    "WWW-Authenticate": string;
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "Unauthorized",
-                     *         "message": "Not Authenticated",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
-            406: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "NotAcceptable",
-                     *         "message": "format=xml is not a format this operation serves",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The body is over 1 MiB. */
-            413: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "PayloadTooLarge",
-                     *         "message": "The body is over 1 MiB",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The body is neither JSON nor form-urlencoded. */
-            415: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "UnsupportedMediaType",
-                     *         "message": "text/plain bodies are not accepted",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Rate limit reached for this client address. */
-            429: {
-                headers: {
-                    /** @description Seconds until the limit's one-minute window ends. */
-                    "Retry-After": number;
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /**
-                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`. Sent on every answer that reached the limit's counter while the limit is on.
-                     * @example "register";q=10;w=60
-                     */
-                    "RateLimit-Policy": string;
-                    /**
-                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42`. The same figures on every node.
-                     * @example "register";r=9;t=42
-                     */
-                    RateLimit: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "TooManyRequests",
-                     *         "message": "Too many requests",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description A bug; the message is generic and the cause is only in the server's log. */
-            500: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "InternalServerError",
-                     *         "message": "An unexpected error occurred",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After": number;
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "ServiceUnavailable",
-                     *         "message": "The service is temporarily unavailable",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
+            400: components["responses"]["BadRequestSignInFailures"];
+            401: components["responses"]["UnauthorizedSignInFailures"];
+            406: components["responses"]["NotAcceptableSignInFailures"];
+            413: components["responses"]["PayloadTooLargeSignInFailures"];
+            415: components["responses"]["UnsupportedMediaTypeSignInFailures"];
+            429: components["responses"]["TooManyRequestsSignInFailures"];
+            500: components["responses"]["InternalServerErrorSignInFailures"];
+            503: components["responses"]["ServiceUnavailableSignInFailures"];
         };
     };
     AuthenticateReply: {
@@ -14132,197 +11908,14 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            /**
-             * @description Invalid input (first field error's code at the top level, every field error in
-             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
-             */
-            400: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "InvalidType",
-                     *         "message": "IdIn: 2147483648 is not an int32",
-                     *         "errors": [
-                     *           {
-                     *             "errorCode": "InvalidType",
-                     *             "fieldName": "IdIn",
-                     *             "message": "IdIn: 2147483648 is not an int32"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description No, malformed, expired or badly signed token, or wrong credentials. */
-            401: {
-                headers: {
-                    /** @description Always `Bearer`. */
-                    "WWW-Authenticate": string;
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "Unauthorized",
-                     *         "message": "Not Authenticated",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
-            406: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "NotAcceptable",
-                     *         "message": "format=xml is not a format this operation serves",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The body is over 1 MiB. */
-            413: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "PayloadTooLarge",
-                     *         "message": "The body is over 1 MiB",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The body is neither JSON nor form-urlencoded. */
-            415: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "UnsupportedMediaType",
-                     *         "message": "text/plain bodies are not accepted",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Rate limit reached for this client address. */
-            429: {
-                headers: {
-                    /** @description Seconds until the limit's one-minute window ends. */
-                    "Retry-After": number;
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /**
-                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`. Sent on every answer that reached the limit's counter while the limit is on.
-                     * @example "register";q=10;w=60
-                     */
-                    "RateLimit-Policy": string;
-                    /**
-                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42`. The same figures on every node.
-                     * @example "register";r=9;t=42
-                     */
-                    RateLimit: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "TooManyRequests",
-                     *         "message": "Too many requests",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description A bug; the message is generic and the cause is only in the server's log. */
-            500: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "InternalServerError",
-                     *         "message": "An unexpected error occurred",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After": number;
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "ServiceUnavailable",
-                     *         "message": "The service is temporarily unavailable",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
+            400: components["responses"]["BadRequestSignInFailures"];
+            401: components["responses"]["UnauthorizedSignInFailures"];
+            406: components["responses"]["NotAcceptableSignInFailures"];
+            413: components["responses"]["PayloadTooLargeSignInFailures"];
+            415: components["responses"]["UnsupportedMediaTypeSignInFailures"];
+            429: components["responses"]["TooManyRequestsSignInFailures"];
+            500: components["responses"]["InternalServerErrorSignInFailures"];
+            503: components["responses"]["ServiceUnavailableSignInFailures"];
         };
     };
     AuthenticateReplyJson: {
@@ -14378,197 +11971,14 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            /**
-             * @description Invalid input (first field error's code at the top level, every field error in
-             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
-             */
-            400: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "InvalidType",
-                     *         "message": "IdIn: 2147483648 is not an int32",
-                     *         "errors": [
-                     *           {
-                     *             "errorCode": "InvalidType",
-                     *             "fieldName": "IdIn",
-                     *             "message": "IdIn: 2147483648 is not an int32"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description No, malformed, expired or badly signed token, or wrong credentials. */
-            401: {
-                headers: {
-                    /** @description Always `Bearer`. */
-                    "WWW-Authenticate": string;
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "Unauthorized",
-                     *         "message": "Not Authenticated",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
-            406: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "NotAcceptable",
-                     *         "message": "format=xml is not a format this operation serves",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The body is over 1 MiB. */
-            413: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "PayloadTooLarge",
-                     *         "message": "The body is over 1 MiB",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The body is neither JSON nor form-urlencoded. */
-            415: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "UnsupportedMediaType",
-                     *         "message": "text/plain bodies are not accepted",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Rate limit reached for this client address. */
-            429: {
-                headers: {
-                    /** @description Seconds until the limit's one-minute window ends. */
-                    "Retry-After": number;
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /**
-                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`. Sent on every answer that reached the limit's counter while the limit is on.
-                     * @example "register";q=10;w=60
-                     */
-                    "RateLimit-Policy": string;
-                    /**
-                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42`. The same figures on every node.
-                     * @example "register";r=9;t=42
-                     */
-                    RateLimit: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "TooManyRequests",
-                     *         "message": "Too many requests",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description A bug; the message is generic and the cause is only in the server's log. */
-            500: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "InternalServerError",
-                     *         "message": "An unexpected error occurred",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After": number;
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "ServiceUnavailable",
-                     *         "message": "The service is temporarily unavailable",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
+            400: components["responses"]["BadRequestSignInFailures"];
+            401: components["responses"]["UnauthorizedSignInFailures"];
+            406: components["responses"]["NotAcceptableSignInFailures"];
+            413: components["responses"]["PayloadTooLargeSignInFailures"];
+            415: components["responses"]["UnsupportedMediaTypeSignInFailures"];
+            429: components["responses"]["TooManyRequestsSignInFailures"];
+            500: components["responses"]["InternalServerErrorSignInFailures"];
+            503: components["responses"]["ServiceUnavailableSignInFailures"];
         };
     };
     AuthenticateApi: {
@@ -14624,197 +12034,14 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            /**
-             * @description Invalid input (first field error's code at the top level, every field error in
-             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
-             */
-            400: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "InvalidType",
-                     *         "message": "IdIn: 2147483648 is not an int32",
-                     *         "errors": [
-                     *           {
-                     *             "errorCode": "InvalidType",
-                     *             "fieldName": "IdIn",
-                     *             "message": "IdIn: 2147483648 is not an int32"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description No, malformed, expired or badly signed token, or wrong credentials. */
-            401: {
-                headers: {
-                    /** @description Always `Bearer`. */
-                    "WWW-Authenticate": string;
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "Unauthorized",
-                     *         "message": "Not Authenticated",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
-            406: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "NotAcceptable",
-                     *         "message": "format=xml is not a format this operation serves",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The body is over 1 MiB. */
-            413: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "PayloadTooLarge",
-                     *         "message": "The body is over 1 MiB",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The body is neither JSON nor form-urlencoded. */
-            415: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "UnsupportedMediaType",
-                     *         "message": "text/plain bodies are not accepted",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Rate limit reached for this client address. */
-            429: {
-                headers: {
-                    /** @description Seconds until the limit's one-minute window ends. */
-                    "Retry-After": number;
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /**
-                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`. Sent on every answer that reached the limit's counter while the limit is on.
-                     * @example "register";q=10;w=60
-                     */
-                    "RateLimit-Policy": string;
-                    /**
-                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42`. The same figures on every node.
-                     * @example "register";r=9;t=42
-                     */
-                    RateLimit: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "TooManyRequests",
-                     *         "message": "Too many requests",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description A bug; the message is generic and the cause is only in the server's log. */
-            500: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "InternalServerError",
-                     *         "message": "An unexpected error occurred",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After": number;
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "ServiceUnavailable",
-                     *         "message": "The service is temporarily unavailable",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
+            400: components["responses"]["BadRequestSignInFailures"];
+            401: components["responses"]["UnauthorizedSignInFailures"];
+            406: components["responses"]["NotAcceptableSignInFailures"];
+            413: components["responses"]["PayloadTooLargeSignInFailures"];
+            415: components["responses"]["UnsupportedMediaTypeSignInFailures"];
+            429: components["responses"]["TooManyRequestsSignInFailures"];
+            500: components["responses"]["InternalServerErrorSignInFailures"];
+            503: components["responses"]["ServiceUnavailableSignInFailures"];
         };
     };
     AuthenticateApiJson: {
@@ -14870,197 +12097,14 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            /**
-             * @description Invalid input (first field error's code at the top level, every field error in
-             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
-             */
-            400: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "InvalidType",
-                     *         "message": "IdIn: 2147483648 is not an int32",
-                     *         "errors": [
-                     *           {
-                     *             "errorCode": "InvalidType",
-                     *             "fieldName": "IdIn",
-                     *             "message": "IdIn: 2147483648 is not an int32"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description No, malformed, expired or badly signed token, or wrong credentials. */
-            401: {
-                headers: {
-                    /** @description Always `Bearer`. */
-                    "WWW-Authenticate": string;
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "Unauthorized",
-                     *         "message": "Not Authenticated",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
-            406: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "NotAcceptable",
-                     *         "message": "format=xml is not a format this operation serves",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The body is over 1 MiB. */
-            413: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "PayloadTooLarge",
-                     *         "message": "The body is over 1 MiB",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The body is neither JSON nor form-urlencoded. */
-            415: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "UnsupportedMediaType",
-                     *         "message": "text/plain bodies are not accepted",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Rate limit reached for this client address. */
-            429: {
-                headers: {
-                    /** @description Seconds until the limit's one-minute window ends. */
-                    "Retry-After": number;
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /**
-                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`. Sent on every answer that reached the limit's counter while the limit is on.
-                     * @example "register";q=10;w=60
-                     */
-                    "RateLimit-Policy": string;
-                    /**
-                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42`. The same figures on every node.
-                     * @example "register";r=9;t=42
-                     */
-                    RateLimit: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "TooManyRequests",
-                     *         "message": "Too many requests",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description A bug; the message is generic and the cause is only in the server's log. */
-            500: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "InternalServerError",
-                     *         "message": "An unexpected error occurred",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After": number;
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "responseStatus": {
-                     *         "errorCode": "ServiceUnavailable",
-                     *         "message": "The service is temporarily unavailable",
-                     *         "errors": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
+            400: components["responses"]["BadRequestSignInFailures"];
+            401: components["responses"]["UnauthorizedSignInFailures"];
+            406: components["responses"]["NotAcceptableSignInFailures"];
+            413: components["responses"]["PayloadTooLargeSignInFailures"];
+            415: components["responses"]["UnsupportedMediaTypeSignInFailures"];
+            429: components["responses"]["TooManyRequestsSignInFailures"];
+            500: components["responses"]["InternalServerErrorSignInFailures"];
+            503: components["responses"]["ServiceUnavailableSignInFailures"];
         };
     };
     GetAccessToken: {

@@ -5,7 +5,9 @@
 //   - 401 and 403 must be written where an operation needs a role (checked, not added:
 //     an operation's description says what each means there);
 //   - `x-rate-limit: <policy>`: 429, and the RateLimit-Policy and RateLimit fields on every
-//     answer of the operation (required on the 429, which always carries them);
+//     answer of the operation (required on the 429, which always carries them); a shared
+//     answer gets one copy with the fields per policy (`components.responses.<Name><Policy>`),
+//     which every route of the policy's operations cites;
 //   - Access-Control-Allow-Origin on every answer, since the edge adds it to any answer to
 //     an origin that CORS_ORIGINS allows.
 // Runs before the route variants are added, which copy what it declared.
@@ -49,7 +51,20 @@ export function declareAnswers(document) {
   for (const name of [corsHeader, ...rateLimitHeaders]) {
     if (!sharedHeaders[name]) problems.push(`spec/openapi.yaml: components.headers.${name} is missing`);
   }
-  const resolve = (r) => (r.$ref ? shared[r.$ref.split('/').pop()] ?? {} : r);
+  const limitedCopies = {};
+  /** The answer of a limited operation: its own with the fields, a shared one as that policy's copy. */
+  const limited = (r, status, policy) => {
+    const own = (response) => {
+      const copy = withRateLimit(withCors(response), status);
+      return { ...copy, headers: inlineRequired(copy.headers, sharedHeaders) };
+    };
+    if (!r.$ref) return own(r);
+    const name = r.$ref.split('/').pop();
+    const copyName = `${name}${policy.split('-').map((w) => w[0].toUpperCase() + w.slice(1)).join('')}`;
+    if (shared[copyName]) problems.push(`spec/openapi.yaml: components.responses.${copyName} is generated; remove it`);
+    limitedCopies[copyName] ??= own(shared[name] ?? {});
+    return responseRef(copyName);
+  };
 
   const paths = {};
   for (const [path, item] of Object.entries(document.paths ?? {})) {
@@ -73,13 +88,12 @@ export function declareAnswers(document) {
         .map(([status, r]) => {
           // Shared responses get the CORS header where they are defined (below).
           if (policy === undefined) return [status, r.$ref ? r : withCors(r)];
-          const limited = withRateLimit(withCors(resolve(r)), status);
-          return [status, { ...limited, headers: inlineRequired(limited.headers, sharedHeaders) }];
+          return [status, limited(r, status, policy)];
         });
       paths[path][method] = { ...op, responses: Object.fromEntries(declared) };
     }
   }
   if (problems.length > 0) throw new SpecError(problems);
-  const responses = Object.fromEntries(Object.entries(shared).map(([name, r]) => [name, withCors(r)]));
+  const responses = { ...Object.fromEntries(Object.entries(shared).map(([name, r]) => [name, withCors(r)])), ...limitedCopies };
   return { ...document, paths, components: { ...components, responses } };
 }

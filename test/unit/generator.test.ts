@@ -231,10 +231,14 @@ describe('generator: declared answers', () => {
 
   it('gives every answer of a rate-limited operation the RateLimit fields, and a 429 that requires them', () => {
     const out = declareAnswers(doc({ 'x-public': true, 'x-rate-limit': 'prova', responses: { 200: { description: 'ok' }, 400: { $ref: '#/components/responses/BadRequest' } } }));
-    const responses = responsesOf(out);
+    const shared = (out['components'] as Json)['responses'] as Record<string, Json>;
+    // A shared answer is cited as the policy's copy of it, written once.
+    const responses = Object.fromEntries(Object.entries(responsesOf(out)).map(([status, r]) => [status, r['$ref'] ? shared[String(r['$ref']).split('/').pop()!]! : r]));
     expect(Object.keys(responses)).to.deep.equal(['200', '400', '429', '500', '503']);
+    expect(responsesOf(out)['400']).to.deep.equal({ $ref: '#/components/responses/BadRequestProva' });
     for (const r of Object.values(responses)) expect(r['headers']).to.include.keys('RateLimit-Policy', 'RateLimit');
     expect(responses['429']!['headers']['RateLimit']).to.deep.equal({ schema: { type: 'string', maxLength: 64 }, required: true });
+    expect(shared['BadRequest']!['headers']).to.not.have.property('RateLimit');
   });
 
   const refused: [string, Json, string][] = [
