@@ -493,7 +493,7 @@ export interface paths {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -624,7 +624,7 @@ export interface paths {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -755,7 +755,7 @@ export interface paths {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -886,7 +886,7 @@ export interface paths {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -1017,7 +1017,7 @@ export interface paths {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -1148,7 +1148,7 @@ export interface paths {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -1275,7 +1275,7 @@ export interface paths {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -1402,7 +1402,7 @@ export interface paths {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -1529,7 +1529,7 @@ export interface paths {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -1656,7 +1656,7 @@ export interface paths {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -1783,7 +1783,7 @@ export interface paths {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -1910,7 +1910,7 @@ export interface paths {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -2798,7 +2798,7 @@ export interface components {
             confirmPassword?: string;
             /** @description When true, the response carries a session and tokens. */
             autoLogin?: boolean;
-            /** @description Accepted and ignored. */
+            /** @description Accepted and ignored; at most 100 characters (`Length`). */
             errorView?: string;
             /** @description Stored with the user. At most 20 entries; keys at most 64, values at most 1024 characters. */
             meta?: {
@@ -2806,18 +2806,15 @@ export interface components {
             };
         };
         RegisterResponse: {
-            /** @description The new user's id, as a string. */
-            userId: string;
+            userId: components["schemas"]["UserId"];
             /** @description Only with `autoLogin`. */
             sessionId?: string;
             /** @description Omitted when the user registered with an e-mail only. */
             userName?: string;
             /** @description The `continue` query parameter, when sent. */
             referrerUrl?: string;
-            /** @description Access token (JWT); only with `autoLogin`. */
-            bearerToken?: string;
-            /** @description Only with `autoLogin`. */
-            refreshToken?: string;
+            bearerToken?: components["schemas"]["AccessToken"];
+            refreshToken?: components["schemas"]["RefreshToken"];
             responseStatus?: components["schemas"]["ResponseStatus"];
             meta?: components["schemas"]["StringMap"];
         };
@@ -2831,13 +2828,22 @@ export interface components {
              * @description Omitted for the root.
              */
             folderId?: number;
-            /** Format: date-time */
-            dataCreazione: string;
-            /** Format: date-time */
-            dataAggiornamento: string;
+            dataCreazione: components["schemas"]["DateTime"];
+            dataAggiornamento: components["schemas"]["DateTime"];
             /** Format: int32 */
             impiantoId?: number;
         };
+        /**
+         * Format: date-time
+         * @example 2026-11-20T10:15:30.000Z
+         */
+        DateTime: string;
+        /** @description The user's id, as a string. */
+        UserId: string;
+        /** @description Access token (JWT). */
+        AccessToken: string;
+        /** @description Opaque: 256 random bits, base64url. */
+        RefreshToken: string;
         GetImpiantoFilesResponse: {
             rootFile?: components["schemas"]["FileMetadataDto"];
             /** @description The root's direct children when it is a folder, else empty. */
@@ -2864,20 +2870,20 @@ export interface components {
          * @enum {boolean}
          */
         UseTokenCookie: false;
-        /** @description Accepted and ignored. */
+        /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. */
         IgnoredMeta: {
             [key: string]: string;
         };
         /** @description Signing in answers every property; `provider: "logout"` answers `{}`. */
         AuthenticateResponse: {
-            userId?: string;
+            userId?: components["schemas"]["UserId"];
             sessionId?: string;
+            /** @description The user name, or the e-mail of a user without one. */
             userName?: string;
             displayName?: string;
-            /** @description Access token (JWT). */
-            bearerToken?: string;
-            refreshToken?: string;
-            roles?: string[];
+            bearerToken?: components["schemas"]["AccessToken"];
+            refreshToken?: components["schemas"]["RefreshToken"];
+            roles?: components["schemas"]["Role"][];
             responseStatus?: components["schemas"]["ResponseStatus"];
         };
         GetAccessToken: {
@@ -2887,8 +2893,7 @@ export interface components {
             meta?: components["schemas"]["IgnoredMeta"];
         };
         GetAccessTokenResponse: {
-            /** @description Access token (JWT). */
-            accessToken: string;
+            accessToken: components["schemas"]["AccessToken"];
             /** @description With REFRESH_TOKEN_ROTATION=rotate (default), a new refresh token and the one sent is spent; with `reuse`, the one sent. */
             refreshToken: string;
             responseStatus?: components["schemas"]["ResponseStatus"];
@@ -2899,21 +2904,24 @@ export interface components {
         Role: "Admin" | "ApiUser";
         AssignRoles: {
             userName: string;
-            /** @description Any other role is 400. */
+            /** @description Any other role is 400; at most 2 (`TooMany`). */
             roles: components["schemas"]["Role"][];
             /** @description ServiceStack's permissions: the service has none, so only an absent or empty list is accepted (else 400 `InvalidValue`). */
             permissions?: string[];
             meta?: components["schemas"]["IgnoredMeta"];
         };
         AssignRolesResponse: {
-            allRoles: string[];
+            allRoles: components["schemas"]["Role"][];
             /** @description Always empty (ServiceStack clients expect it). */
             allPermissions: string[];
             responseStatus?: components["schemas"]["ResponseStatus"];
         };
         HealthResponse: {
-            /** @example ok */
-            status: string;
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
         };
         /** @description A `caratteristica_gruppo` row; properties not selected by `fields` are omitted. */
         CaratteristicaGruppo: {
@@ -3103,7 +3111,7 @@ export interface components {
             include?: string;
             /** @description Comma list of the fields the results hold, case-insensitive; default all. */
             fields?: string;
-            /** @description Accepted and ignored. */
+            /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. */
             meta?: {
                 [key: string]: string;
             };
@@ -3129,6 +3137,7 @@ export interface components {
              * @enum {string}
              */
             estimatedTotalKind?: "exact" | "estimate" | "atLeast";
+            /** @description At most `take` rows, and at most MAX_TAKE (1000 by default, 100,000 at most). */
             results: components["schemas"]["CaratteristicaGruppo"][];
             /** @description Cursor of the next page, for `after`; omitted on the last page. Opaque. */
             next?: string;
@@ -3303,7 +3312,7 @@ export interface components {
             include?: string;
             /** @description Comma list of the fields the results hold, case-insensitive; default all. */
             fields?: string;
-            /** @description Accepted and ignored. */
+            /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. */
             meta?: {
                 [key: string]: string;
             };
@@ -3329,6 +3338,7 @@ export interface components {
              * @enum {string}
              */
             estimatedTotalKind?: "exact" | "estimate" | "atLeast";
+            /** @description At most `take` rows, and at most MAX_TAKE (1000 by default, 100,000 at most). */
             results: components["schemas"]["SoggettoRecapito"][];
             /** @description Cursor of the next page, for `after`; omitted on the last page. Opaque. */
             next?: string;
@@ -3343,6 +3353,7 @@ export interface components {
         /** @description The service is up (and, for `/ready`, the database is reachable). */
         Healthy: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
             content: {
@@ -3361,6 +3372,7 @@ export interface components {
          */
         BadRequest: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
             content: {
@@ -3387,6 +3399,7 @@ export interface components {
             headers: {
                 /** @description Always `Bearer`. */
                 "WWW-Authenticate": string;
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
             content: {
@@ -3405,6 +3418,7 @@ export interface components {
         /** @description Authenticated, but without the role the operation requires. */
         Forbidden: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
             content: {
@@ -3423,6 +3437,7 @@ export interface components {
         /** @description Unknown route, unknown operation under `/json/reply/`, or unknown resource. */
         NotFound: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
             content: {
@@ -3443,6 +3458,7 @@ export interface components {
             headers: {
                 /** @description The verbs the route serves. */
                 Allow: string;
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
             content: {
@@ -3461,6 +3477,7 @@ export interface components {
         /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
         NotAcceptable: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
             content: {
@@ -3479,6 +3496,7 @@ export interface components {
         /** @description The user name or e-mail is taken (field `UserName` or `Email`), compared case-insensitively. */
         Conflict: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
             content: {
@@ -3503,6 +3521,7 @@ export interface components {
         /** @description The body is over 1 MiB. */
         PayloadTooLarge: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
             content: {
@@ -3521,6 +3540,7 @@ export interface components {
         /** @description The body is neither JSON nor form-urlencoded. */
         UnsupportedMediaType: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
             content: {
@@ -3539,8 +3559,9 @@ export interface components {
         /** @description Rate limit reached for this client address. */
         TooManyRequests: {
             headers: {
-                /** @description Seconds to wait. */
+                /** @description Seconds until the limit's one-minute window ends. */
                 "Retry-After": number;
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
             content: {
@@ -3561,6 +3582,412 @@ export interface components {
             headers: {
                 /** @description Seconds to wait. */
                 "Retry-After": number;
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "responseStatus": {
+                 *         "errorCode": "ServiceUnavailable",
+                 *         "message": "The service is temporarily unavailable",
+                 *         "errors": []
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description A bug; the message is generic and the cause is only in the server's log. */
+        InternalServerError: {
+            headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "responseStatus": {
+                 *         "errorCode": "InternalServerError",
+                 *         "message": "An unexpected error occurred",
+                 *         "errors": []
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /**
+         * @description Invalid input (first field error's code at the top level, every field error in
+         *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+         */
+        BadRequestRegister: {
+            headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "responseStatus": {
+                 *         "errorCode": "InvalidType",
+                 *         "message": "IdIn: 2147483648 is not an int32",
+                 *         "errors": [
+                 *           {
+                 *             "errorCode": "InvalidType",
+                 *             "fieldName": "IdIn",
+                 *             "message": "IdIn: 2147483648 is not an int32"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+        NotAcceptableRegister: {
+            headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "responseStatus": {
+                 *         "errorCode": "NotAcceptable",
+                 *         "message": "format=xml is not a format this operation serves",
+                 *         "errors": []
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description The user name or e-mail is taken (field `UserName` or `Email`), compared case-insensitively. */
+        ConflictRegister: {
+            headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "responseStatus": {
+                 *         "errorCode": "AlreadyExists",
+                 *         "message": "User name is already taken",
+                 *         "errors": [
+                 *           {
+                 *             "errorCode": "AlreadyExists",
+                 *             "fieldName": "UserName",
+                 *             "message": "User name is already taken"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description The body is over 1 MiB. */
+        PayloadTooLargeRegister: {
+            headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "responseStatus": {
+                 *         "errorCode": "PayloadTooLarge",
+                 *         "message": "The body is over 1 MiB",
+                 *         "errors": []
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description The body is neither JSON nor form-urlencoded. */
+        UnsupportedMediaTypeRegister: {
+            headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "responseStatus": {
+                 *         "errorCode": "UnsupportedMediaType",
+                 *         "message": "text/plain bodies are not accepted",
+                 *         "errors": []
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description Rate limit reached for this client address. */
+        TooManyRequestsRegister: {
+            headers: {
+                /** @description Seconds until the limit's one-minute window ends. */
+                "Retry-After": number;
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                /**
+                 * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`. Sent on every answer that reached the limit's counter while the limit is on.
+                 * @example "register";q=10;w=60
+                 */
+                "RateLimit-Policy": string;
+                /**
+                 * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42`. The same figures on every node.
+                 * @example "register";r=9;t=42
+                 */
+                RateLimit: string;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "responseStatus": {
+                 *         "errorCode": "TooManyRequests",
+                 *         "message": "Too many requests",
+                 *         "errors": []
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description A bug; the message is generic and the cause is only in the server's log. */
+        InternalServerErrorRegister: {
+            headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "responseStatus": {
+                 *         "errorCode": "InternalServerError",
+                 *         "message": "An unexpected error occurred",
+                 *         "errors": []
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+        ServiceUnavailableRegister: {
+            headers: {
+                /** @description Seconds to wait. */
+                "Retry-After": number;
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "responseStatus": {
+                 *         "errorCode": "ServiceUnavailable",
+                 *         "message": "The service is temporarily unavailable",
+                 *         "errors": []
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /**
+         * @description Invalid input (first field error's code at the top level, every field error in
+         *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+         */
+        BadRequestSignInFailures: {
+            headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "responseStatus": {
+                 *         "errorCode": "InvalidType",
+                 *         "message": "IdIn: 2147483648 is not an int32",
+                 *         "errors": [
+                 *           {
+                 *             "errorCode": "InvalidType",
+                 *             "fieldName": "IdIn",
+                 *             "message": "IdIn: 2147483648 is not an int32"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description No, malformed, expired or badly signed token, or wrong credentials. */
+        UnauthorizedSignInFailures: {
+            headers: {
+                /** @description Always `Bearer`. */
+                "WWW-Authenticate": string;
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "responseStatus": {
+                 *         "errorCode": "Unauthorized",
+                 *         "message": "Not Authenticated",
+                 *         "errors": []
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+        NotAcceptableSignInFailures: {
+            headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "responseStatus": {
+                 *         "errorCode": "NotAcceptable",
+                 *         "message": "format=xml is not a format this operation serves",
+                 *         "errors": []
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description The body is over 1 MiB. */
+        PayloadTooLargeSignInFailures: {
+            headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "responseStatus": {
+                 *         "errorCode": "PayloadTooLarge",
+                 *         "message": "The body is over 1 MiB",
+                 *         "errors": []
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description The body is neither JSON nor form-urlencoded. */
+        UnsupportedMediaTypeSignInFailures: {
+            headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "responseStatus": {
+                 *         "errorCode": "UnsupportedMediaType",
+                 *         "message": "text/plain bodies are not accepted",
+                 *         "errors": []
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description Rate limit reached for this client address. */
+        TooManyRequestsSignInFailures: {
+            headers: {
+                /** @description Seconds until the limit's one-minute window ends. */
+                "Retry-After": number;
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                /**
+                 * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`. Sent on every answer that reached the limit's counter while the limit is on.
+                 * @example "register";q=10;w=60
+                 */
+                "RateLimit-Policy": string;
+                /**
+                 * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42`. The same figures on every node.
+                 * @example "register";r=9;t=42
+                 */
+                RateLimit: string;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "responseStatus": {
+                 *         "errorCode": "TooManyRequests",
+                 *         "message": "Too many requests",
+                 *         "errors": []
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description A bug; the message is generic and the cause is only in the server's log. */
+        InternalServerErrorSignInFailures: {
+            headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "responseStatus": {
+                 *         "errorCode": "InternalServerError",
+                 *         "message": "An unexpected error occurred",
+                 *         "errors": []
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+        ServiceUnavailableSignInFailures: {
+            headers: {
+                /** @description Seconds to wait. */
+                "Retry-After": number;
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -3591,7 +4018,7 @@ export interface components {
         /** @description Fills `autoLogin` when the body left it out; `true|false|1|0`, any case. */
         RegisterAutoLogin: boolean;
         /** @description Accepted and ignored (it only mattered for HTML views). */
-        RegisterErrorView: string;
+        RegisterErrorView: components["schemas"]["Register"]["errorView"];
         /** @description Fills `meta` when the body left it out: `meta[source]=web` pairs, or JSON object text `meta={"source":"web"}` as ServiceStack clients send it. */
         RegisterMeta: components["schemas"]["Register"]["meta"];
         /**
@@ -3606,7 +4033,7 @@ export interface components {
         FormatJsonCsv: "json" | "csv";
         /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
         Callback: string;
-        /** @description Ignored: jQuery's JSONP cache-buster. */
+        /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
         CacheBuster: string;
     };
     requestBodies: {
@@ -3646,7 +4073,20 @@ export interface components {
             };
         };
     };
-    headers: never;
+    headers: {
+        /** @description Only when `CORS_ORIGINS` lists the request's `Origin` (or is `*`): that origin, or `*`. */
+        "Access-Control-Allow-Origin": string;
+        /**
+         * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`. Sent on every answer that reached the limit's counter while the limit is on.
+         * @example "register";q=10;w=60
+         */
+        "RateLimit-Policy": string;
+        /**
+         * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42`. The same figures on every node.
+         * @example "register";r=9;t=42
+         */
+        RateLimit: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -3680,7 +4120,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -3692,6 +4132,9 @@ export interface operations {
             /** @description The user was created. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3709,13 +4152,14 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            406: components["responses"]["NotAcceptable"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            400: components["responses"]["BadRequestRegister"];
+            406: components["responses"]["NotAcceptableRegister"];
+            409: components["responses"]["ConflictRegister"];
+            413: components["responses"]["PayloadTooLargeRegister"];
+            415: components["responses"]["UnsupportedMediaTypeRegister"];
+            429: components["responses"]["TooManyRequestsRegister"];
+            500: components["responses"]["InternalServerErrorRegister"];
+            503: components["responses"]["ServiceUnavailableRegister"];
         };
     };
     Register: {
@@ -3747,7 +4191,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -3759,6 +4203,9 @@ export interface operations {
             /** @description The user was created. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3776,13 +4223,14 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            406: components["responses"]["NotAcceptable"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            400: components["responses"]["BadRequestRegister"];
+            406: components["responses"]["NotAcceptableRegister"];
+            409: components["responses"]["ConflictRegister"];
+            413: components["responses"]["PayloadTooLargeRegister"];
+            415: components["responses"]["UnsupportedMediaTypeRegister"];
+            429: components["responses"]["TooManyRequestsRegister"];
+            500: components["responses"]["InternalServerErrorRegister"];
+            503: components["responses"]["ServiceUnavailableRegister"];
         };
     };
     RegisterPutJson: {
@@ -3814,7 +4262,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -3826,6 +4274,9 @@ export interface operations {
             /** @description The user was created. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3843,13 +4294,14 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            406: components["responses"]["NotAcceptable"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            400: components["responses"]["BadRequestRegister"];
+            406: components["responses"]["NotAcceptableRegister"];
+            409: components["responses"]["ConflictRegister"];
+            413: components["responses"]["PayloadTooLargeRegister"];
+            415: components["responses"]["UnsupportedMediaTypeRegister"];
+            429: components["responses"]["TooManyRequestsRegister"];
+            500: components["responses"]["InternalServerErrorRegister"];
+            503: components["responses"]["ServiceUnavailableRegister"];
         };
     };
     RegisterJson: {
@@ -3881,7 +4333,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -3893,6 +4345,9 @@ export interface operations {
             /** @description The user was created. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3910,13 +4365,14 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            406: components["responses"]["NotAcceptable"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            400: components["responses"]["BadRequestRegister"];
+            406: components["responses"]["NotAcceptableRegister"];
+            409: components["responses"]["ConflictRegister"];
+            413: components["responses"]["PayloadTooLargeRegister"];
+            415: components["responses"]["UnsupportedMediaTypeRegister"];
+            429: components["responses"]["TooManyRequestsRegister"];
+            500: components["responses"]["InternalServerErrorRegister"];
+            503: components["responses"]["ServiceUnavailableRegister"];
         };
     };
     RegisterPutReply: {
@@ -3948,7 +4404,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -3960,6 +4416,9 @@ export interface operations {
             /** @description The user was created. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3977,13 +4436,14 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            406: components["responses"]["NotAcceptable"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            400: components["responses"]["BadRequestRegister"];
+            406: components["responses"]["NotAcceptableRegister"];
+            409: components["responses"]["ConflictRegister"];
+            413: components["responses"]["PayloadTooLargeRegister"];
+            415: components["responses"]["UnsupportedMediaTypeRegister"];
+            429: components["responses"]["TooManyRequestsRegister"];
+            500: components["responses"]["InternalServerErrorRegister"];
+            503: components["responses"]["ServiceUnavailableRegister"];
         };
     };
     RegisterReply: {
@@ -4015,7 +4475,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -4027,6 +4487,9 @@ export interface operations {
             /** @description The user was created. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4044,13 +4507,14 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            406: components["responses"]["NotAcceptable"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            400: components["responses"]["BadRequestRegister"];
+            406: components["responses"]["NotAcceptableRegister"];
+            409: components["responses"]["ConflictRegister"];
+            413: components["responses"]["PayloadTooLargeRegister"];
+            415: components["responses"]["UnsupportedMediaTypeRegister"];
+            429: components["responses"]["TooManyRequestsRegister"];
+            500: components["responses"]["InternalServerErrorRegister"];
+            503: components["responses"]["ServiceUnavailableRegister"];
         };
     };
     RegisterPutReplyJson: {
@@ -4082,7 +4546,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -4094,6 +4558,9 @@ export interface operations {
             /** @description The user was created. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4111,13 +4578,14 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            406: components["responses"]["NotAcceptable"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            400: components["responses"]["BadRequestRegister"];
+            406: components["responses"]["NotAcceptableRegister"];
+            409: components["responses"]["ConflictRegister"];
+            413: components["responses"]["PayloadTooLargeRegister"];
+            415: components["responses"]["UnsupportedMediaTypeRegister"];
+            429: components["responses"]["TooManyRequestsRegister"];
+            500: components["responses"]["InternalServerErrorRegister"];
+            503: components["responses"]["ServiceUnavailableRegister"];
         };
     };
     RegisterReplyJson: {
@@ -4149,7 +4617,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -4161,6 +4629,9 @@ export interface operations {
             /** @description The user was created. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4178,13 +4649,14 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            406: components["responses"]["NotAcceptable"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            400: components["responses"]["BadRequestRegister"];
+            406: components["responses"]["NotAcceptableRegister"];
+            409: components["responses"]["ConflictRegister"];
+            413: components["responses"]["PayloadTooLargeRegister"];
+            415: components["responses"]["UnsupportedMediaTypeRegister"];
+            429: components["responses"]["TooManyRequestsRegister"];
+            500: components["responses"]["InternalServerErrorRegister"];
+            503: components["responses"]["ServiceUnavailableRegister"];
         };
     };
     RegisterPutApi: {
@@ -4216,7 +4688,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -4228,6 +4700,9 @@ export interface operations {
             /** @description The user was created. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4245,13 +4720,14 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            406: components["responses"]["NotAcceptable"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            400: components["responses"]["BadRequestRegister"];
+            406: components["responses"]["NotAcceptableRegister"];
+            409: components["responses"]["ConflictRegister"];
+            413: components["responses"]["PayloadTooLargeRegister"];
+            415: components["responses"]["UnsupportedMediaTypeRegister"];
+            429: components["responses"]["TooManyRequestsRegister"];
+            500: components["responses"]["InternalServerErrorRegister"];
+            503: components["responses"]["ServiceUnavailableRegister"];
         };
     };
     RegisterApi: {
@@ -4283,7 +4759,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -4295,6 +4771,9 @@ export interface operations {
             /** @description The user was created. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4312,13 +4791,14 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            406: components["responses"]["NotAcceptable"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            400: components["responses"]["BadRequestRegister"];
+            406: components["responses"]["NotAcceptableRegister"];
+            409: components["responses"]["ConflictRegister"];
+            413: components["responses"]["PayloadTooLargeRegister"];
+            415: components["responses"]["UnsupportedMediaTypeRegister"];
+            429: components["responses"]["TooManyRequestsRegister"];
+            500: components["responses"]["InternalServerErrorRegister"];
+            503: components["responses"]["ServiceUnavailableRegister"];
         };
     };
     RegisterPutApiJson: {
@@ -4350,7 +4830,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -4362,6 +4842,9 @@ export interface operations {
             /** @description The user was created. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4379,13 +4862,14 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            406: components["responses"]["NotAcceptable"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            400: components["responses"]["BadRequestRegister"];
+            406: components["responses"]["NotAcceptableRegister"];
+            409: components["responses"]["ConflictRegister"];
+            413: components["responses"]["PayloadTooLargeRegister"];
+            415: components["responses"]["UnsupportedMediaTypeRegister"];
+            429: components["responses"]["TooManyRequestsRegister"];
+            500: components["responses"]["InternalServerErrorRegister"];
+            503: components["responses"]["ServiceUnavailableRegister"];
         };
     };
     RegisterApiJson: {
@@ -4417,7 +4901,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -4429,6 +4913,9 @@ export interface operations {
             /** @description The user was created. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4446,13 +4933,14 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            406: components["responses"]["NotAcceptable"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            400: components["responses"]["BadRequestRegister"];
+            406: components["responses"]["NotAcceptableRegister"];
+            409: components["responses"]["ConflictRegister"];
+            413: components["responses"]["PayloadTooLargeRegister"];
+            415: components["responses"]["UnsupportedMediaTypeRegister"];
+            429: components["responses"]["TooManyRequestsRegister"];
+            500: components["responses"]["InternalServerErrorRegister"];
+            503: components["responses"]["ServiceUnavailableRegister"];
         };
     };
     GetImpiantoFilesRequest: {
@@ -4462,7 +4950,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -4480,6 +4968,7 @@ export interface operations {
             /** @description The root and its contents. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4524,6 +5013,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4534,7 +5024,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -4552,6 +5042,7 @@ export interface operations {
             /** @description The root and its contents. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4562,6 +5053,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4571,6 +5063,7 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4578,6 +5071,7 @@ export interface operations {
             /** @description Authenticated, but without the role the operation requires. */
             403: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4585,6 +5079,7 @@ export interface operations {
             /** @description Unknown route, unknown operation under `/json/reply/`, or unknown resource. */
             404: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4592,6 +5087,15 @@ export interface operations {
             /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
             406: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4601,6 +5105,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait. */
                     "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4614,7 +5119,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -4632,6 +5137,7 @@ export interface operations {
             /** @description The root and its contents. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4676,6 +5182,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4686,7 +5193,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -4704,6 +5211,7 @@ export interface operations {
             /** @description The root and its contents. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4714,6 +5222,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4723,6 +5232,7 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4730,6 +5240,7 @@ export interface operations {
             /** @description Authenticated, but without the role the operation requires. */
             403: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4737,6 +5248,7 @@ export interface operations {
             /** @description Unknown route, unknown operation under `/json/reply/`, or unknown resource. */
             404: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4744,6 +5256,15 @@ export interface operations {
             /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
             406: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4753,6 +5274,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait. */
                     "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4771,7 +5293,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -4783,6 +5305,7 @@ export interface operations {
             /** @description The root and its contents. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4827,6 +5350,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4842,7 +5366,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -4854,6 +5378,7 @@ export interface operations {
             /** @description The root and its contents. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4864,6 +5389,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4873,6 +5399,7 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4880,6 +5407,7 @@ export interface operations {
             /** @description Authenticated, but without the role the operation requires. */
             403: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4887,6 +5415,7 @@ export interface operations {
             /** @description Unknown route, unknown operation under `/json/reply/`, or unknown resource. */
             404: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4894,6 +5423,15 @@ export interface operations {
             /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
             406: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4903,6 +5441,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait. */
                     "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4921,7 +5460,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -4933,6 +5472,7 @@ export interface operations {
             /** @description The root and its contents. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4977,6 +5517,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4992,7 +5533,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -5004,6 +5545,7 @@ export interface operations {
             /** @description The root and its contents. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5014,6 +5556,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5023,6 +5566,7 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5030,6 +5574,7 @@ export interface operations {
             /** @description Authenticated, but without the role the operation requires. */
             403: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5037,6 +5582,7 @@ export interface operations {
             /** @description Unknown route, unknown operation under `/json/reply/`, or unknown resource. */
             404: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5044,6 +5590,15 @@ export interface operations {
             /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
             406: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5053,6 +5608,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait. */
                     "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5071,7 +5627,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -5083,6 +5639,7 @@ export interface operations {
             /** @description The root and its contents. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5127,6 +5684,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5142,7 +5700,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -5154,6 +5712,7 @@ export interface operations {
             /** @description The root and its contents. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5164,6 +5723,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5173,6 +5733,7 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5180,6 +5741,7 @@ export interface operations {
             /** @description Authenticated, but without the role the operation requires. */
             403: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5187,6 +5749,7 @@ export interface operations {
             /** @description Unknown route, unknown operation under `/json/reply/`, or unknown resource. */
             404: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5194,6 +5757,15 @@ export interface operations {
             /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
             406: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5203,6 +5775,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait. */
                     "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5221,7 +5794,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -5233,6 +5806,7 @@ export interface operations {
             /** @description The root and its contents. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5277,6 +5851,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5292,7 +5867,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -5304,6 +5879,7 @@ export interface operations {
             /** @description The root and its contents. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5314,6 +5890,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5323,6 +5900,7 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5330,6 +5908,7 @@ export interface operations {
             /** @description Authenticated, but without the role the operation requires. */
             403: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5337,6 +5916,7 @@ export interface operations {
             /** @description Unknown route, unknown operation under `/json/reply/`, or unknown resource. */
             404: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5344,6 +5924,15 @@ export interface operations {
             /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
             406: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5353,6 +5942,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait. */
                     "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5456,7 +6046,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -5464,7 +6054,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -5480,6 +6070,7 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5512,6 +6103,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5612,7 +6204,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -5620,7 +6212,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -5655,6 +6247,7 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5689,6 +6282,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5789,7 +6383,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -5797,7 +6391,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -5813,6 +6407,7 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5823,6 +6418,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5832,6 +6428,7 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5839,6 +6436,7 @@ export interface operations {
             /** @description Authenticated, but without the role the operation requires. */
             403: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5846,6 +6444,15 @@ export interface operations {
             /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
             406: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5855,6 +6462,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait. */
                     "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5958,7 +6566,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -5966,7 +6574,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -5982,6 +6590,7 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6009,6 +6618,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -6109,7 +6719,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -6117,7 +6727,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -6152,6 +6762,7 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6181,6 +6792,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -6281,7 +6893,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -6289,7 +6901,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -6305,6 +6917,7 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6315,6 +6928,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6324,6 +6938,7 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6331,6 +6946,7 @@ export interface operations {
             /** @description Authenticated, but without the role the operation requires. */
             403: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6338,6 +6954,15 @@ export interface operations {
             /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
             406: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6347,6 +6972,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait. */
                     "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6450,7 +7076,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -6458,7 +7084,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -6474,6 +7100,7 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6488,6 +7115,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -6588,7 +7216,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -6596,7 +7224,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -6631,6 +7259,7 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6647,6 +7276,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -6747,7 +7377,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -6755,7 +7385,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -6771,6 +7401,7 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6781,6 +7412,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6790,6 +7422,7 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6797,6 +7430,7 @@ export interface operations {
             /** @description Authenticated, but without the role the operation requires. */
             403: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6804,6 +7438,15 @@ export interface operations {
             /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
             406: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6813,6 +7456,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait. */
                     "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6916,7 +7560,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -6924,7 +7568,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -6940,6 +7584,7 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6972,6 +7617,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7072,7 +7718,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -7080,7 +7726,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -7115,6 +7761,7 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7149,6 +7796,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7249,7 +7897,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -7257,7 +7905,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -7273,6 +7921,7 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7283,6 +7932,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7292,6 +7942,7 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7299,6 +7950,7 @@ export interface operations {
             /** @description Authenticated, but without the role the operation requires. */
             403: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7306,6 +7958,15 @@ export interface operations {
             /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
             406: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7315,6 +7976,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait. */
                     "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7418,7 +8080,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -7426,7 +8088,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -7442,6 +8104,7 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7469,6 +8132,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7569,7 +8233,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -7577,7 +8241,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -7612,6 +8276,7 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7641,6 +8306,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7741,7 +8407,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -7749,7 +8415,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -7765,6 +8431,7 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7775,6 +8442,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7784,6 +8452,7 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7791,6 +8460,7 @@ export interface operations {
             /** @description Authenticated, but without the role the operation requires. */
             403: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7798,6 +8468,15 @@ export interface operations {
             /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
             406: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7807,6 +8486,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait. */
                     "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7910,7 +8590,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -7918,7 +8598,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -7934,6 +8614,7 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7948,6 +8629,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -8048,7 +8730,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -8056,7 +8738,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -8091,6 +8773,7 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8107,6 +8790,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -8207,7 +8891,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -8215,7 +8899,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -8231,6 +8915,7 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8241,6 +8926,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8250,6 +8936,7 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8257,6 +8944,7 @@ export interface operations {
             /** @description Authenticated, but without the role the operation requires. */
             403: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8264,6 +8952,15 @@ export interface operations {
             /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
             406: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8273,6 +8970,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait. */
                     "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8372,7 +9070,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -8380,7 +9078,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -8396,6 +9094,7 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8427,6 +9126,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -8523,7 +9223,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -8531,7 +9231,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -8566,6 +9266,7 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8599,6 +9300,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -8695,7 +9397,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -8703,7 +9405,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -8719,6 +9421,7 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8729,6 +9432,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8738,6 +9442,7 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8745,6 +9450,7 @@ export interface operations {
             /** @description Authenticated, but without the role the operation requires. */
             403: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8752,6 +9458,15 @@ export interface operations {
             /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
             406: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8761,6 +9476,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait. */
                     "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8860,7 +9576,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -8868,7 +9584,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -8884,6 +9600,7 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8910,6 +9627,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -9006,7 +9724,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -9014,7 +9732,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -9049,6 +9767,7 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9077,6 +9796,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -9173,7 +9893,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -9181,7 +9901,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -9197,6 +9917,7 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9207,6 +9928,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9216,6 +9938,7 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9223,6 +9946,7 @@ export interface operations {
             /** @description Authenticated, but without the role the operation requires. */
             403: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9230,6 +9954,15 @@ export interface operations {
             /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
             406: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9239,6 +9972,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait. */
                     "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9338,7 +10072,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -9346,7 +10080,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -9362,6 +10096,7 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9376,6 +10111,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -9472,7 +10208,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -9480,7 +10216,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -9515,6 +10251,7 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9531,6 +10268,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -9627,7 +10365,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -9635,7 +10373,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -9651,6 +10389,7 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9661,6 +10400,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9670,6 +10410,7 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9677,6 +10418,7 @@ export interface operations {
             /** @description Authenticated, but without the role the operation requires. */
             403: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9684,6 +10426,15 @@ export interface operations {
             /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
             406: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9693,6 +10444,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait. */
                     "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9792,7 +10544,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -9800,7 +10552,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -9816,6 +10568,7 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9847,6 +10600,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -9943,7 +10697,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -9951,7 +10705,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -9986,6 +10740,7 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10019,6 +10774,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -10115,7 +10871,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -10123,7 +10879,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -10139,6 +10895,7 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -10149,6 +10906,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -10158,6 +10916,7 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -10165,6 +10924,7 @@ export interface operations {
             /** @description Authenticated, but without the role the operation requires. */
             403: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -10172,6 +10932,15 @@ export interface operations {
             /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
             406: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -10181,6 +10950,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait. */
                     "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -10280,7 +11050,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -10288,7 +11058,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -10304,6 +11074,7 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10330,6 +11101,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -10426,7 +11198,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -10434,7 +11206,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -10469,6 +11241,7 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10497,6 +11270,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -10593,7 +11367,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -10601,7 +11375,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -10617,6 +11391,7 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -10627,6 +11402,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -10636,6 +11412,7 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -10643,6 +11420,7 @@ export interface operations {
             /** @description Authenticated, but without the role the operation requires. */
             403: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -10650,6 +11428,15 @@ export interface operations {
             /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
             406: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -10659,6 +11446,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait. */
                     "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -10758,7 +11546,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -10766,7 +11554,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -10782,6 +11570,7 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10796,6 +11585,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -10892,7 +11682,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -10900,7 +11690,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -10935,6 +11725,7 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10951,6 +11742,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -11047,7 +11839,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
                 fields?: string;
-                /** @description Accepted and ignored. In a query string: `meta[key]=value` pairs or JSON object text. */
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
                 meta?: {
                     [key: string]: string;
                 };
@@ -11055,7 +11847,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJsonCsv"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -11071,6 +11863,7 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -11081,6 +11874,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -11090,6 +11884,7 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -11097,6 +11892,7 @@ export interface operations {
             /** @description Authenticated, but without the role the operation requires. */
             403: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -11104,6 +11900,15 @@ export interface operations {
             /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
             406: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -11113,6 +11918,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait. */
                     "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -11126,7 +11932,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -11149,6 +11955,9 @@ export interface operations {
             /** @description Signed in. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11169,13 +11978,14 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            406: components["responses"]["NotAcceptable"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            400: components["responses"]["BadRequestSignInFailures"];
+            401: components["responses"]["UnauthorizedSignInFailures"];
+            406: components["responses"]["NotAcceptableSignInFailures"];
+            413: components["responses"]["PayloadTooLargeSignInFailures"];
+            415: components["responses"]["UnsupportedMediaTypeSignInFailures"];
+            429: components["responses"]["TooManyRequestsSignInFailures"];
+            500: components["responses"]["InternalServerErrorSignInFailures"];
+            503: components["responses"]["ServiceUnavailableSignInFailures"];
         };
     };
     AuthenticateJson: {
@@ -11185,7 +11995,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -11208,6 +12018,9 @@ export interface operations {
             /** @description Signed in. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11228,13 +12041,14 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            406: components["responses"]["NotAcceptable"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            400: components["responses"]["BadRequestSignInFailures"];
+            401: components["responses"]["UnauthorizedSignInFailures"];
+            406: components["responses"]["NotAcceptableSignInFailures"];
+            413: components["responses"]["PayloadTooLargeSignInFailures"];
+            415: components["responses"]["UnsupportedMediaTypeSignInFailures"];
+            429: components["responses"]["TooManyRequestsSignInFailures"];
+            500: components["responses"]["InternalServerErrorSignInFailures"];
+            503: components["responses"]["ServiceUnavailableSignInFailures"];
         };
     };
     AuthenticateReply: {
@@ -11244,7 +12058,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -11267,6 +12081,9 @@ export interface operations {
             /** @description Signed in. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11287,13 +12104,14 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            406: components["responses"]["NotAcceptable"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            400: components["responses"]["BadRequestSignInFailures"];
+            401: components["responses"]["UnauthorizedSignInFailures"];
+            406: components["responses"]["NotAcceptableSignInFailures"];
+            413: components["responses"]["PayloadTooLargeSignInFailures"];
+            415: components["responses"]["UnsupportedMediaTypeSignInFailures"];
+            429: components["responses"]["TooManyRequestsSignInFailures"];
+            500: components["responses"]["InternalServerErrorSignInFailures"];
+            503: components["responses"]["ServiceUnavailableSignInFailures"];
         };
     };
     AuthenticateReplyJson: {
@@ -11303,7 +12121,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -11326,6 +12144,9 @@ export interface operations {
             /** @description Signed in. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11346,13 +12167,14 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            406: components["responses"]["NotAcceptable"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            400: components["responses"]["BadRequestSignInFailures"];
+            401: components["responses"]["UnauthorizedSignInFailures"];
+            406: components["responses"]["NotAcceptableSignInFailures"];
+            413: components["responses"]["PayloadTooLargeSignInFailures"];
+            415: components["responses"]["UnsupportedMediaTypeSignInFailures"];
+            429: components["responses"]["TooManyRequestsSignInFailures"];
+            500: components["responses"]["InternalServerErrorSignInFailures"];
+            503: components["responses"]["ServiceUnavailableSignInFailures"];
         };
     };
     AuthenticateApi: {
@@ -11362,7 +12184,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -11385,6 +12207,9 @@ export interface operations {
             /** @description Signed in. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11405,13 +12230,14 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            406: components["responses"]["NotAcceptable"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            400: components["responses"]["BadRequestSignInFailures"];
+            401: components["responses"]["UnauthorizedSignInFailures"];
+            406: components["responses"]["NotAcceptableSignInFailures"];
+            413: components["responses"]["PayloadTooLargeSignInFailures"];
+            415: components["responses"]["UnsupportedMediaTypeSignInFailures"];
+            429: components["responses"]["TooManyRequestsSignInFailures"];
+            500: components["responses"]["InternalServerErrorSignInFailures"];
+            503: components["responses"]["ServiceUnavailableSignInFailures"];
         };
     };
     AuthenticateApiJson: {
@@ -11421,7 +12247,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -11444,6 +12270,9 @@ export interface operations {
             /** @description Signed in. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11464,13 +12293,14 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            406: components["responses"]["NotAcceptable"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            400: components["responses"]["BadRequestSignInFailures"];
+            401: components["responses"]["UnauthorizedSignInFailures"];
+            406: components["responses"]["NotAcceptableSignInFailures"];
+            413: components["responses"]["PayloadTooLargeSignInFailures"];
+            415: components["responses"]["UnsupportedMediaTypeSignInFailures"];
+            429: components["responses"]["TooManyRequestsSignInFailures"];
+            500: components["responses"]["InternalServerErrorSignInFailures"];
+            503: components["responses"]["ServiceUnavailableSignInFailures"];
         };
     };
     GetAccessToken: {
@@ -11480,7 +12310,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -11502,6 +12332,7 @@ export interface operations {
             /** @description New tokens. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11520,6 +12351,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -11530,7 +12362,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -11552,6 +12384,7 @@ export interface operations {
             /** @description New tokens. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11570,6 +12403,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -11580,7 +12414,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -11602,6 +12436,7 @@ export interface operations {
             /** @description New tokens. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11620,6 +12455,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -11630,7 +12466,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -11652,6 +12488,7 @@ export interface operations {
             /** @description New tokens. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11670,6 +12507,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -11680,7 +12518,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -11702,6 +12540,7 @@ export interface operations {
             /** @description New tokens. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11720,6 +12559,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -11730,7 +12570,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -11752,6 +12592,7 @@ export interface operations {
             /** @description New tokens. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11770,6 +12611,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -11780,7 +12622,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -11792,6 +12634,7 @@ export interface operations {
             /** @description The session is closed. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11803,6 +12646,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -11813,7 +12657,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -11825,6 +12669,7 @@ export interface operations {
             /** @description The session is closed. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11836,6 +12681,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -11846,7 +12692,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -11858,6 +12704,7 @@ export interface operations {
             /** @description All the user's roles after the change. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11881,6 +12728,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -11891,7 +12739,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -11903,6 +12751,7 @@ export interface operations {
             /** @description All the user's roles after the change. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11926,6 +12775,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -11936,7 +12786,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -11948,6 +12798,7 @@ export interface operations {
             /** @description All the user's roles after the change. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11971,6 +12822,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -11981,7 +12833,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -11993,6 +12845,7 @@ export interface operations {
             /** @description All the user's roles after the change. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12016,6 +12869,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -12026,7 +12880,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -12038,6 +12892,7 @@ export interface operations {
             /** @description All the user's roles after the change. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12061,6 +12916,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -12071,7 +12927,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -12083,6 +12939,7 @@ export interface operations {
             /** @description All the user's roles after the change. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12106,6 +12963,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -12116,7 +12974,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -12128,6 +12986,7 @@ export interface operations {
             /** @description All the user's roles after the change. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12151,6 +13010,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -12161,7 +13021,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -12173,6 +13033,7 @@ export interface operations {
             /** @description All the user's roles after the change. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12196,6 +13057,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -12206,7 +13068,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -12218,6 +13080,7 @@ export interface operations {
             /** @description All the user's roles after the change. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12241,6 +13104,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -12251,7 +13115,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -12263,6 +13127,7 @@ export interface operations {
             /** @description All the user's roles after the change. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12286,6 +13151,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -12296,7 +13162,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -12308,6 +13174,7 @@ export interface operations {
             /** @description All the user's roles after the change. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12331,6 +13198,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -12341,7 +13209,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -12353,6 +13221,7 @@ export interface operations {
             /** @description All the user's roles after the change. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12376,6 +13245,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -12386,7 +13256,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -12398,6 +13268,8 @@ export interface operations {
             200: components["responses"]["Healthy"];
             400: components["responses"]["BadRequest"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     HealthHead: {
@@ -12407,7 +13279,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -12419,6 +13291,7 @@ export interface operations {
             /** @description The service is up (and, for `/ready`, the database is reachable). */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12429,6 +13302,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12436,6 +13310,25 @@ export interface operations {
             /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
             406: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12449,7 +13342,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -12461,6 +13354,8 @@ export interface operations {
             200: components["responses"]["Healthy"];
             400: components["responses"]["BadRequest"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     HealthJsonHead: {
@@ -12470,7 +13365,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -12482,6 +13377,7 @@ export interface operations {
             /** @description The service is up (and, for `/ready`, the database is reachable). */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12492,6 +13388,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12499,6 +13396,25 @@ export interface operations {
             /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
             406: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12512,7 +13428,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -12524,6 +13440,7 @@ export interface operations {
             200: components["responses"]["Healthy"];
             400: components["responses"]["BadRequest"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -12534,7 +13451,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -12546,6 +13463,7 @@ export interface operations {
             /** @description The service is up (and, for `/ready`, the database is reachable). */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12556,6 +13474,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12563,6 +13482,15 @@ export interface operations {
             /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
             406: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12572,6 +13500,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait. */
                     "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12585,7 +13514,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -12597,6 +13526,7 @@ export interface operations {
             200: components["responses"]["Healthy"];
             400: components["responses"]["BadRequest"];
             406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -12607,7 +13537,7 @@ export interface operations {
                 format?: components["parameters"]["FormatJson"];
                 /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
                 callback?: components["parameters"]["Callback"];
-                /** @description Ignored: jQuery's JSONP cache-buster. */
+                /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
             header?: never;
@@ -12619,6 +13549,7 @@ export interface operations {
             /** @description The service is up (and, for `/ready`, the database is reachable). */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12629,6 +13560,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12636,6 +13568,15 @@ export interface operations {
             /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
             406: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12645,6 +13586,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait. */
                     "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12663,12 +13605,14 @@ export interface operations {
             /** @description The OpenAPI document, with `servers` set to the host that was asked. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": Record<string, never>;
                 };
             };
+            500: components["responses"]["InternalServerError"];
         };
     };
     OpenApiJsonHead: {
@@ -12683,6 +13627,15 @@ export interface operations {
             /** @description The OpenAPI document, with `servers` set to the host that was asked. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12701,12 +13654,14 @@ export interface operations {
             /** @description The OpenAPI document, with `servers` set to the host that was asked. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/yaml": string;
                 };
             };
+            500: components["responses"]["InternalServerError"];
         };
     };
     OpenApiYamlHead: {
@@ -12721,6 +13676,15 @@ export interface operations {
             /** @description The OpenAPI document, with `servers` set to the host that was asked. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12739,12 +13703,14 @@ export interface operations {
             /** @description The documentation page. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
                     "text/html": string;
                 };
             };
+            500: components["responses"]["InternalServerError"];
         };
     };
     DocsHead: {
@@ -12759,6 +13725,15 @@ export interface operations {
             /** @description The documentation page. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12779,6 +13754,7 @@ export interface operations {
             /** @description The file. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12788,6 +13764,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalServerError"];
         };
     };
     DocsAssetHead: {
@@ -12804,6 +13781,7 @@ export interface operations {
             /** @description The file. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12811,6 +13789,15 @@ export interface operations {
             /** @description Unknown route, unknown operation under `/json/reply/`, or unknown resource. */
             404: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12829,12 +13816,14 @@ export interface operations {
             /** @description TypeScript source. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
                     "text/plain": string;
                 };
             };
+            500: components["responses"]["InternalServerError"];
         };
     };
     ServiceStackTypeScriptDtosHead: {
@@ -12849,6 +13838,15 @@ export interface operations {
             /** @description TypeScript source. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12867,12 +13865,14 @@ export interface operations {
             /** @description Prometheus text exposition format. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
                     "text/plain": string;
                 };
             };
+            500: components["responses"]["InternalServerError"];
         };
     };
     MetricsHead: {
@@ -12887,6 +13887,15 @@ export interface operations {
             /** @description Prometheus text exposition format. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content?: never;

@@ -82,6 +82,7 @@ export async function createApp(deps: Deps, contract: Contract, modules: AppModu
       accept: ex.header('accept'),
       callback: ex.queryValue('callback'),
       csvAllowed: op.csv,
+      cacheBuster: ex.queryValue('_'),
     });
     ex.callback = negotiated.callback;
     const principal = authorize(op.access, ex.header('authorization'), modules.authenticator);

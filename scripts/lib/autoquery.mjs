@@ -26,11 +26,12 @@ function responses(dto, readsBody) {
     headers: {
       Link: {
         description: 'GET only, when a further page exists: `<URL>; rel="next"` (RFC 8288), the same request with `after` set to `next` (and no `skip`). CSV answers, whose body has no room for `next`, carry it too.',
-        schema: { type: 'string' },
+        // A request's target fits in Node's 16 KiB of headers; the link adds a cursor to it.
+        schema: { type: 'string', maxLength: 20480 },
       },
       'Content-Disposition': {
         description: `CSV only: \`attachment; filename="${dto.operation}.csv"\`.`,
-        schema: { type: 'string' },
+        schema: { type: 'string', maxLength: 128, pattern: '^attachment; filename="[A-Za-z]+\\.csv"$' },
       },
     },
     content: {

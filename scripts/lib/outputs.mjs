@@ -7,6 +7,7 @@ import YAML from 'yaml';
 import { fillAutoQuery } from './autoquery.mjs';
 import { readCatalogVocabulary } from './catalog-types-source.mjs';
 import { renderCatalogSource } from './catalog-source.mjs';
+import { declareAnswers } from './declared-answers.mjs';
 import { generatedHeader, generatedMarker } from './header.mjs';
 import { buildCatalog } from './query-catalog.mjs';
 import { addRouteVariants } from './routes.mjs';
@@ -30,7 +31,7 @@ export async function readInputs(root) {
 export async function buildOutputs(inputs) {
   const vocabulary = readCatalogVocabulary(inputs.catalogTypes);
   const catalog = buildCatalog(validateInputs(inputs.operators, inputs.dtos, vocabulary));
-  const filled = addRouteVariants(fillAutoQuery(inputs.openapi, catalog));
+  const filled = addRouteVariants(declareAnswers(fillAutoQuery(inputs.openapi, catalog)));
   const document = { ...filled, info: { ...filled.info, 'x-generated': generatedMarker } };
   // A JSON round trip drops YAML alias identity, so openapi-typescript sees plain data.
   const json = `${JSON.stringify(document, null, 2)}\n`;

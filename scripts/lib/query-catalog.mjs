@@ -10,6 +10,7 @@ function buildDto(dto, operators) {
     column: f.column,
     family: f.family,
     nullable: f.nullable,
+    ...(f.length !== undefined ? { length: f.length } : {}),
   }));
   const filters = fields.flatMap((field) =>
     operators

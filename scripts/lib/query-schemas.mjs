@@ -35,7 +35,7 @@ export function shapingSchemas(dto) {
     orderByDesc: text('Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`.'),
     include: text('Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items.'),
     fields: text('Comma list of the fields the results hold, case-insensitive; default all.'),
-    meta: { type: 'object', description: 'Accepted and ignored.', additionalProperties: { type: 'string' } },
+    meta: { type: 'object', description: 'Accepted and ignored. At most 20 entries, values at most 1024 characters.', maxProperties: 20, additionalProperties: { type: 'string', maxLength: 1024 } },
   };
 }
 
@@ -55,8 +55,9 @@ export function requestSchema(dto, catalog) {
 export function recordSchema(dto, catalog) {
   const properties = Object.fromEntries(
     dto.fields.map((f) => {
-      // The family schema without maxLength: that limits filter input, not stored data.
-      const { maxLength, ...value } = catalog.families[f.family];
+      // The family's maxLength limits filter input; a record's string is as long as its column.
+      const { maxLength, ...family } = catalog.families[f.family];
+      const value = f.family === 'string' ? { ...family, maxLength: f.length } : family.type === 'integer' ? { ...family, ...INT32 } : family;
       return [f.property, f.nullable ? { ...value, description: 'Omitted when null.' } : value];
     }),
   );
@@ -69,18 +70,21 @@ export function responseSchema(dto) {
     type: 'object',
     required: ['offset', 'results'],
     properties: {
-      offset: { type: 'integer', format: 'int32', description: 'The effective `skip`.' },
-      total: { type: 'integer', format: 'int32', description: 'Rows matching the filters, ignoring paging; only when `include` asks for `Total`.' },
-      estimatedTotal: { type: 'integer', format: 'int32', description: 'Rows matching the filters, ignoring paging, as `estimatedTotalKind` says; only when `include` asks for `EstimatedTotal`.' },
+      offset: { type: 'integer', format: 'int32', minimum: 0, maximum: INT32.maximum, description: 'The effective `skip`.' },
+      total: { type: 'integer', format: 'int32', minimum: 0, maximum: INT32.maximum, description: 'Rows matching the filters, ignoring paging; only when `include` asks for `Total`.' },
+      estimatedTotal: { type: 'integer', format: 'int32', minimum: 0, maximum: INT32.maximum, description: 'Rows matching the filters, ignoring paging, as `estimatedTotalKind` says; only when `include` asks for `EstimatedTotal`.' },
       estimatedTotalKind: {
         type: 'string',
         enum: ['exact', 'estimate', 'atLeast'],
         description: '`exact`: the count (the filter matches at most ESTIMATE_EXACT_UP_TO rows, default 10000); `estimate`: the engine\'s estimate above that; `atLeast`: a lower bound, where the engine has no estimate for the filter.',
       },
-      results: { type: 'array', items: { $ref: `#/components/schemas/${dto.record}` } },
-      next: { type: 'string', description: 'Cursor of the next page, for `after`; omitted on the last page. Opaque.' },
-      // Inline rather than a $ref to StringMap: OpenAPI 3.0 ignores siblings of $ref.
-      meta: { type: 'object', description: 'Results of `include` aggregates; omitted when empty.', additionalProperties: { type: 'string' } },
+      // MAX_TAKE is at most 100,000 (src/config.ts); 1000 by default.
+      results: { type: 'array', items: { $ref: `#/components/schemas/${dto.record}` }, maxItems: 100_000, description: 'At most `take` rows, and at most MAX_TAKE (1000 by default, 100,000 at most).' },
+      // The sort values of one row, base64url, and a 22-character tag (design.md §7).
+      next: { type: 'string', maxLength: 4096, description: 'Cursor of the next page, for `after`; omitted on the last page. Opaque.' },
+      // Inline rather than a $ref to StringMap: OpenAPI 3.0 ignores siblings of $ref. At most
+      // 20 aggregates; each value a number or a field's value, whose columns hold at most 255.
+      meta: { type: 'object', description: 'Results of `include` aggregates; omitted when empty.', maxProperties: 20, additionalProperties: { type: 'string', maxLength: 255 } },
       responseStatus: { $ref: '#/components/schemas/ResponseStatus' },
     },
   };

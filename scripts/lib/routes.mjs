@@ -34,8 +34,8 @@ const edgeParameters = {
   CacheBuster: {
     name: '_',
     in: 'query',
-    description: "Ignored: jQuery's JSONP cache-buster.",
-    schema: { type: 'string' },
+    description: "Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`).",
+    schema: { type: 'string', maxLength: 64 },
     'x-edge-parameter': true,
   },
 };

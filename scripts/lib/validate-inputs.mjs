@@ -74,6 +74,9 @@ function checkDto(dto, index, ctx, problems) {
     columns.add(field?.column);
     if (!(field?.family in ctx.families)) problems.push(`${where}: unknown family "${field?.family}"`);
     if (typeof field?.nullable !== 'boolean') problems.push(`${where}: nullable must be true or false`);
+    // A record's string carries its column's length (maxLength); other families have none.
+    const lengthOk = field?.family === 'string' ? Number.isInteger(field?.length) && field.length > 0 : field?.length === undefined;
+    if (!lengthOk) problems.push(`${where}: length must be the column's length (a positive integer) for a string field, and absent otherwise`);
     const folded = String(field?.name).toLowerCase();
     if (fieldNames.has(folded)) {
       problems.push(`${where}: duplicate field name (names are case-insensitive)`);

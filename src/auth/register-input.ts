@@ -19,6 +19,8 @@ export interface RegisterInput {
 
 export const metaLimits = { entries: 20, key: 64, value: 1024 } as const;
 const nameMax = 100;
+/** ErrorView is ignored (it only mattered for HTML views) but bounded like every string. */
+const errorViewMax = 100;
 
 export function registerInput(dto: RequestDto<'Register'>): Result<RegisterInput> {
   const errors: FieldError[] = [];
@@ -28,6 +30,9 @@ export function registerInput(dto: RequestDto<'Register'>): Result<RegisterInput
   const email = blankToUndefined(dto.email);
   const { password, confirmPassword, firstName, lastName, displayName, meta, autoLogin } = dto;
   const cont = dto.continue;
+  if (dto.errorView !== undefined && codePoints(dto.errorView) > errorViewMax) {
+    errors.push({ errorCode: 'Length', fieldName: 'ErrorView', message: `'ErrorView' must be ${errorViewMax} characters or fewer.` });
+  }
 
   if (userName === undefined && email === undefined) {
     errors.push({ errorCode: 'NotEmpty', fieldName: 'UserName', message: "'UserName' must not be empty." });

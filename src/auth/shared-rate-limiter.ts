@@ -4,16 +4,12 @@
 // that cannot be reached fails the request (503): Register fails closed rather than open.
 import type { Knex } from 'knex';
 import { translateDbError } from '../db/driver-errors.js';
-import { rateWindowMs, unlimited, type RateDecision, type RateLimiter } from './rate-limiter.js';
-
-const allowed: RateDecision = Object.freeze({ allowed: true, retryAfterSeconds: 0 });
+import { decision, rateWindowMs, unlimited, windowStartOf, type RateLimiter } from './rate-limiter.js';
 
 export function createSharedRateLimiter(db: Knex, bucket: string, limit: number, clock: () => Date, windowMs = rateWindowMs): RateLimiter {
   if (limit <= 0) return unlimited;
   let swept = 0;
-  const windowOf = (now: number) => Math.floor(now / windowMs) * windowMs;
-  const decide = (hits: number, now: number, within: boolean): RateDecision =>
-    within ? allowed : { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((windowOf(now) + windowMs - now) / 1000)) };
+  const windowOf = (now: number) => windowStartOf(now, windowMs);
   const hitsIn = async (q: Knex, key: string, window: number): Promise<number> => {
     const row = (await q('rate_limit_hit').where({ bucket, client_key: key, window_start: window }).first('hits')) as { hits: number | string } | undefined;
     return Number(row?.hits ?? 0);
@@ -40,12 +36,12 @@ export function createSharedRateLimiter(db: Knex, bucket: string, limit: number,
         swept = window;
         await db('rate_limit_hit').where('window_start', '<', window).del();
       }
-      return decide(hits, now, hits <= limit);
+      return decision(limit, hits, hits <= limit, now, windowMs);
     }),
     check: (key) => guarded(async () => {
       const now = clock().getTime();
       const hits = await hitsIn(db, key, windowOf(now));
-      return decide(hits, now, hits < limit);
+      return decision(limit, hits, hits < limit, now, windowMs);
     }),
   };
 }

@@ -6,6 +6,7 @@ import { ApiError } from '../errors/api-error.js';
 import { emailKey, looksLikeEmail, userNameKey } from './account-rules.js';
 import { idOf } from './db-values.js';
 import { uniqueViolation, violates } from '../db/driver-errors.js';
+import { isRole, type Role } from './roles.js';
 
 export interface NewUser {
   readonly userName: string | undefined;
@@ -82,9 +83,10 @@ export async function findUser(db: Knex, login: string): Promise<StoredUser | un
   };
 }
 
-export async function rolesOf(db: Knex, userId: string): Promise<string[]> {
+/** The user's roles; a row an operator wrote with a name the service does not know grants nothing. */
+export async function rolesOf(db: Knex, userId: string): Promise<Role[]> {
   const rows: Array<{ role: string }> = await db('app_user_role').where({ user_id: userId }).select('role');
-  return rows.map((r) => r.role).sort();
+  return rows.map((r) => r.role).filter(isRole).sort();
 }
 
 export async function addRoles(db: Knex, userId: string, roles: readonly string[]): Promise<void> {

@@ -3,6 +3,7 @@
 import type { AccountsContext } from '../auth/accounts-context.js';
 import { tooManyRequests } from '../auth/auth-errors.js';
 import { createUser } from '../auth/create-user.js';
+import { rateLimitFields } from '../auth/rate-limit-fields.js';
 import { registerInput } from '../auth/register-input.js';
 import type { HandlerMap, Response } from '../http/operation.js';
 
@@ -12,6 +13,7 @@ export function registerHandler(ctx: AccountsContext): HandlerMap['Register'] {
   // renames or drops fails tsc here.
   return async (req): Promise<Response<'Register'>> => {
     const gate = await ctx.registerLimiter.hit(req.clientIp);
+    req.announce(rateLimitFields('register', gate));
     if (!gate.allowed) throw tooManyRequests(gate.retryAfterSeconds);
     const input = registerInput(req.dto);
     if (!input.ok) throw input.error;

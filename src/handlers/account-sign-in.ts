@@ -3,6 +3,7 @@
 // a dummy hash. Failures count against the client's IP; past the limit, 429.
 import type { AccountsContext } from '../auth/accounts-context.js';
 import { invalidCredentials, tooManyRequests } from '../auth/auth-errors.js';
+import { rateLimitFields } from '../auth/rate-limit-fields.js';
 import { createSession } from '../auth/session-store.js';
 import { signOut } from './account-session.js';
 import { findUser, rolesOf } from '../auth/user-store.js';
@@ -23,6 +24,7 @@ export function signInHandler(ctx: AccountsContext): HandlerMap['Authenticate'] 
     if (provider === 'logout') return signOut(ctx, req.bearer());
     // Checked before any verification: a blocked client learns nothing about the password.
     const gate = await ctx.loginFailureLimiter.check(req.clientIp);
+    req.announce(rateLimitFields('sign-in-failures', gate));
     if (!gate.allowed) throw tooManyRequests(gate.retryAfterSeconds);
     const errors: FieldError[] = [];
     for (const [value, fieldName] of [[userName, 'UserName'], [password, 'Password']] as const) {
@@ -33,7 +35,7 @@ export function signInHandler(ctx: AccountsContext): HandlerMap['Authenticate'] 
     const user = await findUser(db, userName);
     const matches = await ctx.hasher.verify(user?.passwordHash ?? ctx.dummyHash, password);
     if (!user || !matches) {
-      await ctx.loginFailureLimiter.hit(req.clientIp);
+      req.announce(rateLimitFields('sign-in-failures', await ctx.loginFailureLimiter.hit(req.clientIp)));
       logger.info({ event: 'auth.failed', clientIp: req.clientIp }, 'sign-in failed');
       throw invalidCredentials();
     }

@@ -5,7 +5,7 @@ import type { Exchange } from './exchange.js';
 
 const allowHeaders = 'Authorization, Content-Type, X-Request-Id';
 // Headers a script may read from a cross-origin answer beyond the CORS-safelisted ones.
-const exposeHeaders = 'X-Request-Id, Retry-After, WWW-Authenticate, Allow, Content-Disposition';
+const exposeHeaders = 'X-Request-Id, Retry-After, RateLimit, RateLimit-Policy, WWW-Authenticate, Allow, Content-Disposition';
 const preflightMaxAgeSeconds = '600';
 
 /** Adds `field` to the Vary header unless it is already listed there (or Vary is `*`). */

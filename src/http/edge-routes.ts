@@ -8,7 +8,13 @@ import { docsRoutes } from './docs-routes.js';
 
 export function edgeRoutes(deps: Deps, contract: Contract): Router {
   const router = express.Router({ caseSensitive: true, strict: true });
-  const withServer = (host: string | undefined, proto: string) => ({ ...contract.document, servers: [{ url: `${proto}://${host ?? 'localhost'}` }] });
+  // The servers entry names this deployment's host and its environment, so that a reader of
+  // the contract (or a lint of it) can tell production from a developer's machine.
+  const environment = deps.config.production ? 'Production' : 'Development (NODE_ENV is not production)';
+  const withServer = (host: string | undefined, proto: string) => ({
+    ...contract.document,
+    servers: [{ url: `${proto}://${host ?? 'localhost'}`, description: `${environment}: the host that served this document.`, 'x-internal': false }],
+  });
   router.get('/openapi.json', (req, res) => {
     res.type('application/json; charset=utf-8').send(JSON.stringify(withServer(req.get('host'), req.protocol), null, 2));
   });

@@ -28,6 +28,10 @@ export class HandlerRequest implements OperationRequest {
     return method === 'GET' || method === 'HEAD' ? this.ex.urlWith({ after }, ['skip']) : undefined;
   }
 
+  announce(headers: Readonly<Record<string, string>>): void {
+    for (const name in headers) this.ex.res.setHeader(name, headers[name]!);
+  }
+
   /** Read only by the account operations, for their rate limits. */
   get clientIp(): string {
     return this.ex.clientIp;

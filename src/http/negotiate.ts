@@ -22,6 +22,9 @@ export function validateCallback(callback: string | undefined): string | undefin
   return callback;
 }
 
+/** jQuery's JSONP cache-buster `_` is ignored, but bounded like every other parameter. */
+const cacheBusterMaxLength = 64;
+
 const notAcceptable = (what: string) => ApiError.of('NotAcceptable', `${what} is not a format this operation serves`);
 
 const jsonOnly: readonly Format[] = ['json'];
@@ -33,8 +36,12 @@ export function negotiate(input: {
   accept: string | undefined;
   callback: string | undefined;
   csvAllowed: boolean;
+  cacheBuster?: string | undefined;
 }): Negotiated {
   const callback = validateCallback(input.callback);
+  if (input.cacheBuster !== undefined && [...input.cacheBuster].length > cacheBusterMaxLength) {
+    throw ApiError.field('Length', '_', `_ must be at most ${cacheBusterMaxLength} characters`);
+  }
   const served = input.csvAllowed ? jsonOrCsv : jsonOnly;
   let format: Format;
   if (input.suffix) {

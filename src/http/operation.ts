@@ -30,6 +30,11 @@ export interface OperationRequest {
   nextPageUrl(after: string): string | undefined;
   /** The negotiated output format (csv only for operations that declare x-csv). */
   readonly format: 'json' | 'csv';
+  /**
+   * Headers every answer to this request carries from now on, success or failure: the
+   * RateLimit fields of a limit the request has been counted against (design.md §4).
+   */
+  announce(headers: Readonly<Record<string, string>>): void;
 }
 
 export interface CsvTable {

@@ -28,6 +28,8 @@ export interface FieldSpec {
   readonly column: string;
   readonly family: Family;
   readonly nullable: boolean;
+  /** The column's length, for string fields (spec/query-dtos.yaml). */
+  readonly length?: number;
 }
 
 export interface FilterSpec {

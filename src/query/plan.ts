@@ -20,11 +20,18 @@ function indexOf(dto: QueryDtoSpec, ctx: EngineContext): FilterIndex {
   return index;
 }
 
-/** Meta is accepted and ignored (design.md §7), but it must be an object of strings. */
+/** The contract's bounds of the ignored Meta (scripts/lib/query-schemas.mjs). */
+const metaLimits = { entries: 20, value: 1024 } as const;
+
+/** Meta is accepted and ignored (design.md §7), but it must be a bounded object of strings. */
 function checkMeta(request: QueryRequest): Result<null> {
   const meta = request.shaping.meta?.value;
-  const fine = meta === undefined || (typeof meta === 'object' && meta !== null && !Array.isArray(meta));
-  return fine ? ok(null) : fail(ApiError.field('InvalidType', 'Meta', "'Meta' must be an object of strings"));
+  if (meta === undefined) return ok(null);
+  const entries = typeof meta === 'object' && meta !== null && !Array.isArray(meta) ? Object.values(meta) : undefined;
+  if (!entries || entries.some((v) => typeof v !== 'string')) return fail(ApiError.field('InvalidType', 'Meta', "'Meta' must be an object of strings"));
+  if (entries.length > metaLimits.entries) return fail(ApiError.field('TooMany', 'Meta', `'Meta' must have at most ${metaLimits.entries} entries`));
+  if (entries.some((v) => [...(v as string)].length > metaLimits.value)) return fail(ApiError.field('Length', 'Meta', `'Meta' values must be at most ${metaLimits.value} characters`));
+  return ok(null);
 }
 
 /** Every field error of the failed passes; a failure without field errors wins outright. */

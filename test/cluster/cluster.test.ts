@@ -56,6 +56,8 @@ describe('cluster: three nodes on a MariaDB primary and a replica', function () 
   before(async () => {
     c = await startCluster({
       RATE_LIMIT_REGISTER_PER_MIN: String(registerLimit),
+      // Only the test of that limit fails a sign-in.
+      RATE_LIMIT_LOGIN_FAILURES_PER_MIN: '10',
       REPLICA_MAX_LAG_MS: String(maxLagMs),
       PURGE_INTERVAL_S: '2',
       // Sign-ins hash with scrypt; production cost on three nodes sharing two cores would make
@@ -74,16 +76,20 @@ describe('cluster: three nodes on a MariaDB primary and a replica', function () 
       body: JSON.stringify({ userName: `limit-${process.pid}-${n}`, password: 'cluster-password' }),
     });
     const statuses: number[] = [];
-    for (let n = 0; n < registerLimit; n++) statuses.push((await register(n % 3, n)).status);
-    const over = await register(registerLimit % 3, registerLimit);
+    // The RateLimit fields of each answer (design.md §4): one count, whichever node answers.
+    const fields: Array<[string | null, string | null]> = [];
+    const counted = (r: Response) => (fields.push([r.headers.get('ratelimit-policy'), r.headers.get('ratelimit')]), r);
+    for (let n = 0; n < registerLimit; n++) statuses.push(counted(await register(n % 3, n)).status);
+    const over = counted(await register(registerLimit % 3, registerLimit));
     const restart = await c.restart(0);
-    const afterRestart = await register(0, registerLimit + 1);
+    const afterRestart = counted(await register(0, registerLimit + 1));
     record('register-limit', 'Register limit across three nodes', {
       'limit per minute (RATE_LIMIT_REGISTER_PER_MIN)': registerLimit,
       'attempts accepted, spread over the nodes': statuses.filter((s) => s === 200).length,
       'next attempt': over.status,
       'Retry-After (s)': over.headers.get('retry-after') ?? '',
       'after restarting node 1': afterRestart.status,
+      'RateLimit of each answer': fields.map(([, f]) => f).join(' | '),
       'node 1 restart, SIGTERM to ready (ms)': round(restart.downMs),
     });
     expect(statuses).to.deep.equal(Array(registerLimit).fill(200));
@@ -91,6 +97,25 @@ describe('cluster: three nodes on a MariaDB primary and a replica', function () 
     expect(Number(over.headers.get('retry-after'))).to.be.within(1, 60);
     expect(afterRestart.status, 'a restarted node keeps the count').to.equal(429);
     expect(restart.exitCode).to.equal(0);
+    expect(fields.map(([policy]) => policy)).to.deep.equal(Array(registerLimit + 2).fill(`"register";q=${registerLimit};w=60`));
+    const remaining = fields.map(([, f]) => Number(/;r=(\d+);/.exec(f ?? '')?.[1]));
+    expect(remaining).to.deep.equal([...Array.from({ length: registerLimit }, (_, i) => registerLimit - 1 - i), 0, 0]);
+    expect(/;t=(\d+)$/.exec(fields[registerLimit]![1] ?? '')?.[1], 'the 429 says when, twice').to.equal(over.headers.get('retry-after'));
+  });
+
+  it('counts failed sign-ins for the deployment: each node answers what is left of one count', async () => {
+    const intoMinute = Date.now() % 60_000;
+    if (intoMinute > 45_000) await sleep(60_000 - intoMinute + 200);
+    const answers = [];
+    for (let node = 0; node < 3; node++) {
+      answers.push(await fetch(`${c.nodes[node]!.url}/auth/credentials`, {
+        method: 'POST', headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ userName: `nessuno-${process.pid}`, password: 'sbagliata' }),
+      }));
+    }
+    const fields = answers.map((r) => [r.status, r.headers.get('ratelimit-policy'), r.headers.get('ratelimit')?.replace(/;t=\d+$/, '')]);
+    record('sign-in-failures', 'Failed sign-ins across three nodes', { 'RateLimit of each answer': answers.map((r) => r.headers.get('ratelimit')).join(' | ') });
+    expect(fields).to.deep.equal([9, 8, 7].map((r) => [401, '"sign-in-failures";q=10;w=60', `"sign-in-failures";r=${r}`]));
   });
 
   it('sends query and files reads to the replica, not the primary', async () => {

@@ -18,7 +18,7 @@ import { loadFixtures } from '../support/query-fixtures.js';
 
 // Only what query handlers read; the cast keeps this test indifferent to edge-only fields.
 const request = (operationId: string, dto: Record<string, unknown>, format: 'json' | 'csv' = 'json') =>
-  ({ operationId, dto, principal: null, bearer: () => null, clientIp: '127.0.0.1', format, nextPageUrl: () => undefined }) as OperationRequest;
+  ({ operationId, dto, principal: null, bearer: () => null, clientIp: '127.0.0.1', format, nextPageUrl: () => undefined, announce: () => {} }) as OperationRequest;
 
 const strumento = defineQueryDto('StrumentoQuery', 'Strumento', 'zz_strumento', [
   { name: 'Id', column: 'id', family: 'integer', nullable: false },

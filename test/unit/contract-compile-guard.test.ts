@@ -34,7 +34,7 @@ const replaceOnce = (spec: string, from: string | RegExp, to: string) => {
 const mutations: Mutation[] = [
   {
     name: 'rename a property of the Register 200 response',
-    edit: (s) => replaceOnce(replaceOnce(s, '      required: [userId]\n', '      required: [userIdentifier]\n'), '        userId: { type: string, description: "The new user\'s id, as a string." }', '        userIdentifier: { type: string }'),
+    edit: (s) => replaceOnce(replaceOnce(s, '      required: [userId]\n', '      required: [userIdentifier]\n'), "        userId: { $ref: '#/components/schemas/UserId' }", '        userIdentifier: { type: string, maxLength: 10 }'),
     expected: /src\/handlers\/account-register\.ts\(\d+,\d+\)/,
   },
   {
@@ -71,7 +71,7 @@ const mutations: Mutation[] = [
   {
     name: 'retype a field of the query records (OrdineVista as a string)',
     file: querySchemas,
-    edit: (s) => replaceOnce(s, 'const { maxLength, ...value } = catalog.families[f.family];', "const { maxLength, ...value } = f.property === 'ordineVista' ? { type: 'string' } : catalog.families[f.family];"),
+    edit: (s) => replaceOnce(s, 'const { maxLength, ...family } = catalog.families[f.family];', "const { maxLength, ...family } = f.property === 'ordineVista' ? { type: 'string' } : catalog.families[f.family];"),
     expected: /src\/handlers\/query-handlers\.ts\(\d+,\d+\)/,
   },
 ];

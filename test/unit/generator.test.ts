@@ -10,6 +10,7 @@ import path from 'node:path';
 import YAML from 'yaml';
 import type * as AutoQuery from '../../scripts/lib/autoquery.mjs';
 import type * as CatalogTypesSource from '../../scripts/lib/catalog-types-source.mjs';
+import type * as DeclaredAnswers from '../../scripts/lib/declared-answers.mjs';
 import type * as QueryCatalog from '../../scripts/lib/query-catalog.mjs';
 import type * as QuerySchemas from '../../scripts/lib/query-schemas.mjs';
 import type * as ValidateInputs from '../../scripts/lib/validate-inputs.mjs';
@@ -18,6 +19,7 @@ const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../.
 const load = <T>(name: string) => import(new URL(`../../../scripts/lib/${name}`, import.meta.url).href) as Promise<T>;
 const { fillAutoQuery } = await load<typeof AutoQuery>('autoquery.mjs');
 const { readCatalogVocabulary } = await load<typeof CatalogTypesSource>('catalog-types-source.mjs');
+const { declareAnswers } = await load<typeof DeclaredAnswers>('declared-answers.mjs');
 const { buildCatalog } = await load<typeof QueryCatalog>('query-catalog.mjs');
 const { requestSchema } = await load<typeof QuerySchemas>('query-schemas.mjs');
 const { validateInputs } = await load<typeof ValidateInputs>('validate-inputs.mjs');
@@ -59,7 +61,7 @@ describe('generator: filter properties from the operator table', () => {
     [
       'string family: 7 filters, values at most 1000 characters',
       {
-        given: [{ name: 'Descrizione', column: 'descrizione', family: 'string', nullable: true }],
+        given: [{ name: 'Descrizione', column: 'descrizione', family: 'string', nullable: true, length: 255 }],
         want: {
           filters: ['descrizione', 'descrizioneStartsWith', 'descrizioneEndsWith', 'descrizioneContains', 'descrizioneLike', 'descrizioneBetween', 'descrizioneIn'],
           schemas: {
@@ -132,6 +134,8 @@ describe('generator: refuses broken input tables', () => {
     ['a filter that collides with another field', { given: { fields: [field(), field({ name: 'IdIn', column: 'id_in' })] }, want: 'parameter IdIn collides' }],
     ['a field named like a paging parameter', { given: { fields: [field(), field({ name: 'Take', column: 'take' })] }, want: 'collides with paging parameter Take' }],
     ['nullable that is not a boolean', { given: { fields: [field({ nullable: 'no' })] }, want: 'nullable must be true or false' }],
+    ['a string field without its column length', { given: { fields: [field(), field({ name: 'Nota', column: 'nota', family: 'string' })] }, want: "length must be the column's length" }],
+    ['a length on an integer field', { given: { fields: [field({ length: 10 })] }, want: "length must be the column's length" }],
     ['no fields', { given: { fields: [] }, want: 'fields must be a non-empty list' }],
   ];
   for (const [name, { given, want }] of cases) {
@@ -175,7 +179,7 @@ describe('generator: --check detects drift', () => {
       expect(run('--check', '--root', tmp).status).to.equal(0);
 
       // The file ends inside the last DTO's field list, so this adds a field row to it.
-      fs.appendFileSync(path.join(tmp, 'spec/query-dtos.yaml'), '      - { name: Note, column: note, family: string, nullable: true }\n');
+      fs.appendFileSync(path.join(tmp, 'spec/query-dtos.yaml'), '      - { name: Note, column: note, family: string, nullable: true, length: 200 }\n');
       const stale = run('--check', '--root', tmp);
       expect(stale.status).to.equal(1);
       expect(stale.stderr).to.include('generated/openapi.json').and.include('generated/query-catalog.ts').and.include('generated/api.d.ts');
@@ -204,4 +208,43 @@ describe('generator: --check detects drift', () => {
       fs.rmSync(tmp, { recursive: true, force: true });
     }
   });
+});
+
+describe('generator: declared answers', () => {
+  const shared = { description: 'x', content: { 'application/json': { schema: {} } } };
+  const doc = (op: Json): Json => ({
+    openapi: '3.0.3',
+    paths: { '/x': { post: op } },
+    components: {
+      responses: Object.fromEntries(['BadRequest', 'InternalServerError', 'ServiceUnavailable', 'TooManyRequests'].map((r) => [r, shared])),
+      headers: Object.fromEntries(['Access-Control-Allow-Origin', 'RateLimit-Policy', 'RateLimit'].map((h) => [h, { schema: { type: 'string', maxLength: 64 } }])),
+    },
+  });
+  const responsesOf = (d: Json) => (d['paths'] as Json)['/x']!['post']['responses'] as Record<string, Json>;
+
+  it('adds 500 and 503 to every operation, and the CORS header to every answer', () => {
+    const out = declareAnswers(doc({ 'x-public': true, responses: { 200: { description: 'ok' }, 400: { $ref: '#/components/responses/BadRequest' } } }));
+    expect(Object.keys(responsesOf(out))).to.deep.equal(['200', '400', '500', '503']);
+    expect(responsesOf(out)['200']!['headers']).to.have.keys('Access-Control-Allow-Origin');
+    expect(((out['components'] as Json)['responses'] as Record<string, Json>)['BadRequest']!['headers']).to.have.keys('Access-Control-Allow-Origin');
+  });
+
+  it('gives every answer of a rate-limited operation the RateLimit fields, and a 429 that requires them', () => {
+    const out = declareAnswers(doc({ 'x-public': true, 'x-rate-limit': 'prova', responses: { 200: { description: 'ok' }, 400: { $ref: '#/components/responses/BadRequest' } } }));
+    const shared = (out['components'] as Json)['responses'] as Record<string, Json>;
+    // A shared answer is cited as the policy's copy of it, written once.
+    const responses = Object.fromEntries(Object.entries(responsesOf(out)).map(([status, r]) => [status, r['$ref'] ? shared[String(r['$ref']).split('/').pop()!]! : r]));
+    expect(Object.keys(responses)).to.deep.equal(['200', '400', '429', '500', '503']);
+    expect(responsesOf(out)['400']).to.deep.equal({ $ref: '#/components/responses/BadRequestProva' });
+    for (const r of Object.values(responses)) expect(r['headers']).to.include.keys('RateLimit-Policy', 'RateLimit');
+    expect(responses['429']!['headers']['RateLimit']).to.deep.equal({ schema: { type: 'string', maxLength: 64 }, required: true });
+    expect(shared['BadRequest']!['headers']).to.not.have.property('RateLimit');
+  });
+
+  const refused: [string, Json, string][] = [
+    ['an operation needing a role without 403', { 'x-roles': ['Admin'], responses: { 401: shared } }, 'must declare 403'],
+    ['an operation needing a token without 401', { 'x-roles': [], responses: {} }, 'must declare 401'],
+    ['a policy name that is not lower-case', { 'x-public': true, 'x-rate-limit': 'Register', responses: {} }, 'x-rate-limit must be a lower-case name'],
+  ];
+  for (const [name, op, want] of refused) it(`refuses ${name}`, () => expect(() => declareAnswers(doc(op))).to.throw(want));
 });

@@ -1,0 +1,15 @@
+// The RateLimit-Policy and RateLimit response fields of draft-ietf-httpapi-ratelimit-headers
+// (design.md §4): the policy's quota and window, and what is left of it for this client.
+// The names are the contract's `x-rate-limit` values of the operations that count.
+import { rateWindowMs, type RateDecision } from './rate-limiter.js';
+
+export type RatePolicy = 'register' | 'sign-in-failures';
+
+/** The fields of one decision; none while the limit is off (a limit of 0). */
+export function rateLimitFields(policy: RatePolicy, d: RateDecision, windowMs = rateWindowMs): Record<string, string> {
+  if (d.limit <= 0) return {};
+  return {
+    'RateLimit-Policy': `"${policy}";q=${d.limit};w=${Math.round(windowMs / 1000)}`,
+    RateLimit: `"${policy}";r=${d.remaining};t=${d.resetSeconds}`,
+  };
+}
