@@ -20,6 +20,9 @@ interface Migration {
 
 const migrations: readonly Migration[] = [queryTables, accounts, impianti, operatorDefaults, rateLimits, replicaHeartbeat];
 
+/** The names knex records in `knex_migrations`, in order: a database's migration level is how many of them it holds. */
+export const migrationNames: readonly string[] = migrations.map((m) => m.name);
+
 const source: Knex.MigrationSource<Migration> = {
   getMigrations: async () => [...migrations],
   getMigrationName: (m) => m.name,

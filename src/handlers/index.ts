@@ -2,6 +2,7 @@
 // map and the contract disagree, so a new operation cannot ship without a handler.
 import { createAccounts, type Accounts } from '../auth/accounts.js';
 import { schedulePurge, type PurgeSchedule } from '../auth/token-purge.js';
+import { scheduleBackups, type BackupSchedule } from '../db/backup-schedule.js';
 import { createReads } from '../db/replicas.js';
 import type { Deps } from '../deps.js';
 import type { AppModules } from '../app.js';
@@ -26,6 +27,7 @@ export function createModules(deps: Deps): Modules {
     replicaUrls: config.databaseReplicaUrls, maxLagMs: config.replicaMaxLagMs, statementTimeoutMs: config.queryTimeoutMs, logger: deps.logger,
   });
   let purge: PurgeSchedule | undefined;
+  let backups: BackupSchedule | undefined;
   return {
     handlers: {
       ...accountHandlers(accounts.context),
@@ -39,12 +41,18 @@ export function createModules(deps: Deps): Modules {
       replicas: reads.health,
       primaryReads: reads.primaryReads,
       purged: () => purge?.purged() ?? { tokens: 0, sessions: 0 },
+      backups: () => backups?.stats(),
     },
     async start() {
       await accounts.bootstrapAdmin();
       purge = schedulePurge({ db: deps.db, clock: deps.clock, logger: deps.logger, intervalS: config.purgeIntervalS });
+      // Scheduled backups are of the embedded SQLite file; config refuses them with DATABASE_URL.
+      if (config.backup.intervalS > 0 && config.databaseUrl === undefined) {
+        backups = scheduleBackups({ sqliteFile: config.sqliteFile, ...config.backup, logger: deps.logger, clock: deps.clock });
+      }
     },
     async close() {
+      await backups?.stop();
       await purge?.stop();
       await reads.close();
       await accounts.close();
