@@ -16,6 +16,7 @@ describe('config', () => {
     expect(c.databaseReplicaUrls).to.deep.equal([]);
     expect(c.replicaMaxLagMs).to.equal(2000);
     expect(c.purgeIntervalS).to.equal(3600);
+    expect(c.backup).to.deep.equal({ dir: 'data/backups', intervalS: 0, keep: 7 });
     expect(Object.isFrozen(c)).to.equal(true);
   });
 
@@ -31,6 +32,9 @@ describe('config', () => {
     ['a replica that is no mysql url', { DATABASE_URL: 'mysql://a@b/c', DATABASE_REPLICA_URLS: 'mysql://r@10.0.0.2/app, redis://x' }, /^DATABASE_REPLICA_URLS: must be comma-separated mysql/],
     ['a replica lag bound below 100 ms', { REPLICA_MAX_LAG_MS: '50' }, /^REPLICA_MAX_LAG_MS: must be between 100/],
     ['a negative purge interval', { PURGE_INTERVAL_S: '-1' }, /^PURGE_INTERVAL_S: must be between 0/],
+    ['a negative backup interval', { BACKUP_INTERVAL_S: '-5' }, /^BACKUP_INTERVAL_S: must be between 0/],
+    ['scheduled backups on MySQL', { DATABASE_URL: 'mysql://a@b/c', BACKUP_INTERVAL_S: '3600' }, /^BACKUP_INTERVAL_S: backs up the embedded SQLite file only/],
+    ['keeping no backup', { BACKUP_KEEP: '0' }, /^BACKUP_KEEP: must be between 1/],
     ['unknown default role', { DEFAULT_ROLES: 'Root' }, /^DEFAULT_ROLES: unknown role "Root"/],
     ['bad boolean', { DEBUG: 'maybe' }, /^DEBUG: must be true or false/],
     ['bad duration', { ACCESS_TOKEN_TTL: '15 minutes' }, /^ACCESS_TOKEN_TTL: /],
@@ -49,6 +53,11 @@ describe('config', () => {
     const c = loadConfig({ DATABASE_URL: 'mysql://a@p/app', DATABASE_REPLICA_URLS: ' mysql://a@r1/app ,mysql://a@r2:3307/app', PURGE_INTERVAL_S: '0' });
     expect(c.databaseReplicaUrls).to.deep.equal(['mysql://a@r1/app', 'mysql://a@r2:3307/app']);
     expect(c.purgeIntervalS).to.equal(0);
+  });
+
+  it('puts backups beside the SQLite file unless BACKUP_DIR says where', () => {
+    expect(loadConfig({ SQLITE_FILE: '/srv/impianti/db.sqlite', BACKUP_INTERVAL_S: '3600', BACKUP_KEEP: '3' }).backup).to.deep.equal({ dir: '/srv/impianti/backups', intervalS: 3600, keep: 3 });
+    expect(loadConfig({ BACKUP_DIR: '/mnt/backups' }).backup.dir).to.equal('/mnt/backups');
   });
 
   it('reads durations with units', () => {
