@@ -46,8 +46,21 @@ export function pruneBackups(dir: string, keep: number): string[] {
   return old;
 }
 
+/** Removes what a backup cut short by a killed process left: only its own partial files. */
+function removeLeftovers(dir: string): void {
+  if (!fs.existsSync(dir)) return;
+  for (const name of fs.readdirSync(dir)) if (/^\.impianti-.*\.sqlite\.partial-\d+$/.test(name)) fs.rmSync(path.join(dir, name), { force: true });
+}
+
 export function scheduleBackups(options: BackupScheduleOptions): BackupSchedule {
   const { logger } = options;
+  if (options.intervalS > 0) {
+    try {
+      removeLeftovers(options.dir);
+    } catch (err) {
+      logger.warn({ dir: options.dir, reason: (err as Error).message }, 'could not look for partial backups left by a killed process');
+    }
+  }
   let stats: BackupStats = { lastSuccessS: 0, lastDurationS: 0, lastBytes: 0, successes: 0, failures: 0 };
   let running: Promise<void> | undefined;
   const turn = async (): Promise<void> => {

@@ -56,6 +56,10 @@ describe('scheduled backups of the SQLite file', function () {
   it('runs in the service: one log line per backup, /metrics, BACKUP_KEEP files', async () => {
     const backups = path.join(dir, 'backups');
     const log = path.join(dir, 'service.log');
+    // What a backup cut short by kill -9 leaves; the service clears it at start.
+    fs.mkdirSync(backups);
+    fs.writeFileSync(path.join(backups, '.impianti-2026-11-27T07-00-00.000Z.sqlite.partial-4242'), 'half a copy');
+    fs.writeFileSync(path.join(backups, 'notes.txt'), 'an operator\'s own file');
     const s = await startService({ SQLITE_FILE: live, BACKUP_DIR: backups, BACKUP_INTERVAL_S: '1', BACKUP_KEEP: '2', LOG_LEVEL: 'info' }, log);
     try {
       const until = Date.now() + 20_000;
@@ -65,6 +69,8 @@ describe('scheduled backups of the SQLite file', function () {
       expect(taken.length).to.be.at.least(3);
       expect(taken[0]).to.include.keys('backup', 'bytes', 'ms', 'migrationLevel', 'deleted');
       expect(fs.readdirSync(backups).filter((n) => n.endsWith('.sqlite'))).to.have.length(2);
+      // The running service's own partial file may be there: the next backup is under way.
+      expect(fs.readdirSync(backups).filter((n) => !n.endsWith('.sqlite') && !n.endsWith(`.partial-${s.pid}`))).to.deep.equal(['notes.txt']);
       expect(sample(metrics, 'backup_last_success_timestamp_seconds')).to.be.within(Date.now() / 1000 - 5, Date.now() / 1000 + 1);
       expect(sample(metrics, 'backup_last_size_bytes')).to.be.greaterThan(0);
       expect(sample(metrics, 'backup_last_duration_seconds')).to.be.greaterThan(0);
