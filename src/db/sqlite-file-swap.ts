@@ -2,7 +2,7 @@
 // must do it with the service stopped. A server holds its file open in WAL mode, and every
 // WAL connection keeps a shared lock on the file while it is open, so a connection in
 // exclusive locking mode cannot read it: that refusal is how "a server holds this file"
-// is detected, whatever process or host the server runs as. The lock is then held
+// is detected, whatever process or user the server runs as. The lock is then held
 // through the swap, which is one rename, so the name always holds a whole database.
 import fs from 'node:fs';
 import path from 'node:path';
