@@ -57,7 +57,7 @@ describe('reliability: backups under load and the restore round trip (SQLite)', 
     const taken: Array<{ file: string; began: number; ms: number; bytes: number; acknowledged: number; lost: number }> = [];
     try {
       for (let i = 0; i < 3; i++) {
-        await untilMoreUsers(ledger, 10);
+        await untilMoreUsers(ledger, 6);
         const began = performance.now();
         const target = path.join(backups, `under-load-${i}.sqlite`);
         const run = await runCli('backup', [target], engine.env);
@@ -137,7 +137,7 @@ describe('reliability: mariadb-dump under load and its restore (MariaDB)', funct
     let began = 0;
     let dumpMs = 0;
     try {
-      await untilMoreUsers(ledger, 10);
+      await untilMoreUsers(ledger, 6);
       began = performance.now();
       // The README's command; the load goes on while it runs.
       const out = fs.openSync(dumpFile, 'w');
