@@ -11,7 +11,7 @@ import { freePort } from './support/private-mariadb.js';
 import { startService, type ServiceProcess } from './support/service-process.js';
 import { sleep } from './support/traffic.js';
 
-// Six kills per engine keep the suite within its 10 minutes; CRASH_CYCLES runs more.
+// Six kills per engine by default (5-8 s each on a busy machine); CRASH_CYCLES runs more.
 const cycles = Number(process.env['CRASH_CYCLES'] ?? 6);
 const writers = 6;
 
