@@ -38,3 +38,16 @@ export function sqliteBytes(file: string): number {
   const size = (f: string) => (fs.existsSync(f) ? fs.statSync(f).size : 0);
   return size(file) + size(`${file}-wal`);
 }
+
+/** The WAL and index files of `file` that do not exist yet. */
+export const absentSideFiles = (file: string): string[] => ['-wal', '-shm'].map((s) => file + s).filter((side) => !fs.existsSync(side));
+
+/**
+ * Removes the side files a read-only connection to a file in WAL mode created and cannot
+ * delete, so a check or a copy leaves its source as it found it. A -wal holding frames
+ * belongs to a writer that came meanwhile, and stays with its index.
+ */
+export function removeCreatedSideFiles(file: string, created: readonly string[]): void {
+  const walInUse = (fs.statSync(file + '-wal', { throwIfNoEntry: false })?.size ?? 0) > 0;
+  if (!walInUse) for (const side of created) fs.rmSync(side, { force: true });
+}
