@@ -8,7 +8,7 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { ApiError, fail, ok, type Result } from '../errors/api-error.js';
 import { checkSqliteFile } from './sqlite-check.js';
-import { absentSideFiles, removeCreatedSideFiles } from './sqlite-file.js';
+import { absentSideFiles, fsyncPath, removeCreatedSideFiles } from './sqlite-file.js';
 
 export interface Backup {
   readonly file: string;
@@ -33,16 +33,6 @@ function vacuumInto(source: string, target: string): Promise<WorkerAnswer> {
     removeCreatedSideFiles(source, created);
     return answer;
   });
-}
-
-/** fsync of a file or a directory (a rename is durable once its directory is synced). */
-export function fsyncPath(p: string): void {
-  const fd = fs.openSync(p, 'r');
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
 }
 
 const refuse = (message: string) => fail<Backup>(ApiError.field('InvalidValue', 'FILE', message));

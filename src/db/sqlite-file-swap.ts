@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import { openSqliteFile } from './sqlite-file.js';
+import { fsyncPath, openSqliteFile } from './sqlite-file.js';
 
 export type SwapOutcome =
   /** `kept`: where the replaced database now is, beside the new one, when asked to keep it. */
@@ -51,18 +51,18 @@ export function swapSqliteFile(given: string, build: BuildReplacement, options: 
       conn.pragma('journal_mode = WAL');
       return { ok: false, error: `${problem}; nothing was changed` };
     }
-    fsync(target, 'r+');
+    fsyncPath(target);
     if (options.keepReplacedAt) {
       // A copy, not a second link: the old file's header is wiped below. Out of WAL mode
       // under the exclusive lock, the file holds every commit by itself.
       kept = `${file}.replaced-${options.keepReplacedAt.toISOString().replace(/:/g, '-')}`;
       fs.copyFileSync(file, kept, fs.constants.COPYFILE_EXCL);
-      fsync(kept, 'r+');
+      fsyncPath(kept);
     }
     oldFd = fs.openSync(file, 'r+');
     fs.renameSync(target, file);
     swapped = true;
-    fsync(path.dirname(path.resolve(file)), 'r');
+    fsyncPath(path.dirname(path.resolve(file)));
     // A process that opened the old file meanwhile and waits for its lock must fail
     // ("not a database") rather than write to a file no longer in the directory.
     fs.writeSync(oldFd, Buffer.alloc(100), 0, 100, 0);
@@ -107,14 +107,5 @@ function sameOwnerAndMode(file: string, target: string): string | undefined {
     return undefined;
   } catch (err) {
     return `the copy cannot be given the file's owner ${was.uid}:${was.gid} (${(err as NodeJS.ErrnoException).code}): run this as that user`;
-  }
-}
-
-function fsync(p: string, flags: 'r' | 'r+'): void {
-  const fd = fs.openSync(p, flags);
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
   }
 }

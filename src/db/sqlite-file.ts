@@ -1,6 +1,7 @@
-// Opens the embedded SQLite file outside the service (the db CLI), with the service's fold()
-// registered, because its expression indexes call it: integrity_check, VACUUM and any write
-// to a folded column fail without it (design.md §8).
+// Opens the embedded SQLite file outside the service (the db, backup and restore tools), with
+// the service's fold() registered, because its expression indexes call it: integrity_check,
+// VACUUM and any write to a folded column fail without it (design.md §8). The tools' reads
+// leave the file's side files as they were, and their renames are made durable here.
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { prepareSqlite } from './connect.js';
@@ -50,4 +51,14 @@ export const absentSideFiles = (file: string): string[] => ['-wal', '-shm'].map(
 export function removeCreatedSideFiles(file: string, created: readonly string[]): void {
   const walInUse = (fs.statSync(file + '-wal', { throwIfNoEntry: false })?.size ?? 0) > 0;
   if (!walInUse) for (const side of created) fs.rmSync(side, { force: true });
+}
+
+/** fsync of a file or a directory (a rename is durable once its directory is synced). */
+export function fsyncPath(p: string): void {
+  const fd = fs.openSync(p, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
 }
