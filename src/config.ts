@@ -213,7 +213,7 @@ export function loadConfig(env: Env = process.env): Config {
     estimateExactUpTo: int(env, 'ESTIMATE_EXACT_UP_TO', 10_000, 0, 10_000_000),
     scrypt: Object.freeze({ logN: int(env, 'SCRYPT_LOG_N', 15, 1, 30), r: int(env, 'SCRYPT_R', 8, 1, 64), p: int(env, 'SCRYPT_P', 3, 1, 64) }),
     // One core is left to the request path: scrypt at production cost on every core starves
-    // queries (scripts/bench: query p99 x100 with 4 hashes on 2 cores).
+    // queries (4 hashes at once on 2 cores multiply a query's p99 by 100).
     hashConcurrency: int(env, 'HASH_CONCURRENCY', Math.max(1, availableParallelism() - 1), 1, 256),
     hashQueue: int(env, 'HASH_QUEUE', 256, 0, 100_000),
     rateLimitRegisterPerMin: int(env, 'RATE_LIMIT_REGISTER_PER_MIN', 10, 0),

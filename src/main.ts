@@ -65,9 +65,8 @@ async function main(): Promise<void> {
  * keep-alive clients reconnect elsewhere instead of sending into a socket that is about to
  * close. Decided as the head is written, which every answer does (node's res.end() too),
  * rather than by keeping each response in flight in a Set: an old-generation Set that
- * held every request's response through its database wait made V8 promote the request's
- * objects out of the young generation, about 8 µs of collection per cheap query
- * (scripts/bench/README.md, 2026-11-25, second session).
+ * holds every request's response through its database wait makes V8 promote the request's
+ * objects out of the young generation, about 8 µs of collection per cheap query.
  */
 function drainAwareResponse(draining: { readonly now: boolean }) {
   return class DrainAwareResponse extends ServerResponse {

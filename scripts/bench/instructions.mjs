@@ -1,7 +1,7 @@
 // Instructions per request: what each server executes for one request of a kind, counted by
 // callgrind (valgrind), user space, every thread of the process. Unlike time, the count does
 // not move with the machine's speed: on this 2-core VM one pair of closed-loop rounds moves
-// by ±20 % (README, "2026-11-26, fourth session"), a count by well under 1 %.
+// by ±20 %, a count by well under 1 %.
 //
 // It is not time. A server can run the same instructions slower (cache and TLB misses, a
 // preempted thread), and the kernel's work (system calls, TCP on loopback) is not counted:

@@ -34,7 +34,7 @@ export function mixKinds(sizes) {
     },
     // Aggregates over one section (~2,000 rows at 100k) plus its first page. (Adding
     // isDisattiva: false makes MariaDB intersect two indexes, 86,000 entries of them for the
-    // boolean: 25 ms instead of 5; see the README.)
+    // boolean: 25 ms instead of 5.)
     aggregate: (r) =>
       q('CaratteristicaGruppoQuery', { tipoCaratteristicaSezioneId: int(r, 1, 50), take: 10, include: 'COUNT(*) Gruppi, MAX(OrdineVista) MaxOrdine' }),
     files: (r) => ({ method: 'GET', path: `/impianti/${int(r, 1, sizes.impianti)}/files`, role: 'apiUser' }),

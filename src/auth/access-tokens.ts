@@ -42,7 +42,7 @@ function keysOf(config: Config): { signing: KeyObject; verifying: KeyObject } {
 /**
  * Verified tokens remembered, so a client's next request with the same token skips the
  * signature check and claim parsing (about 80 µs with jsonwebtoken, a tenth of a query's
- * whole cost; measured in scripts/bench). Only tokens that passed every check get in; a hit
+ * whole cost). Only tokens that passed every check get in; a hit
  * still checks expiry on the clock, and nothing else about a verified token can change
  * while it lives (access tokens are not revocable, design.md §4). Bounded: the oldest
  * entry goes first.

@@ -1,6 +1,7 @@
 // Checks a Register request against every rule of design.md §5 and reports all broken
-// rules at once. The HTTP edge has already checked types against the schema; this
-// stands on its own anyway (CLI, tests, a future edge) and re-checks them.
+// rules at once. The edge has already given every property its schema type, so only the
+// rules are checked here.
+import type { RequestDto } from '../contract-types.js';
 import { ApiError, fail, ok, type FieldError, type Result } from '../errors/api-error.js';
 import { codePoints, continueError, emailError, passwordError, userNameError } from './account-rules.js';
 
@@ -19,62 +20,42 @@ export interface RegisterInput {
 export const metaLimits = { entries: 20, key: 64, value: 1024 } as const;
 const nameMax = 100;
 
-export function registerInput(dto: Readonly<Record<string, unknown>>): Result<RegisterInput> {
+export function registerInput(dto: RequestDto<'Register'>): Result<RegisterInput> {
   const errors: FieldError[] = [];
-  const text = (name: string, fieldName: string, raw: unknown = dto[name]): string | undefined => {
-    if (raw === undefined || raw === null) return undefined;
-    if (typeof raw === 'string') return raw;
-    errors.push({ errorCode: 'InvalidType', fieldName, message: `'${fieldName}' must be a string.` });
-    return undefined;
-  };
+  const add = (e: FieldError | undefined) => void (e && errors.push(e));
   const blankToUndefined = (s: string | undefined) => (s === '' ? undefined : s);
-
-  const userName = blankToUndefined(text('userName', 'UserName'));
-  const email = blankToUndefined(text('email', 'Email'));
-  const password = text('password', 'Password');
-  const confirmPassword = text('confirmPassword', 'ConfirmPassword');
-  const names = (['firstName', 'lastName', 'displayName'] as const).map((n) => text(n, n[0]!.toUpperCase() + n.slice(1)));
-  const cont = text('continue', 'Continue');
+  const userName = blankToUndefined(dto.userName);
+  const email = blankToUndefined(dto.email);
+  const { password, confirmPassword, firstName, lastName, displayName, meta, autoLogin } = dto;
+  const cont = dto.continue;
 
   if (userName === undefined && email === undefined) {
     errors.push({ errorCode: 'NotEmpty', fieldName: 'UserName', message: "'UserName' must not be empty." });
   }
-  const add = (e: FieldError | undefined) => void (e && errors.push(e));
   if (userName !== undefined) add(userNameError(userName));
   if (email !== undefined) add(emailError(email));
   add(passwordError(password));
   if (confirmPassword !== undefined && password !== undefined && confirmPassword !== password) {
     errors.push({ errorCode: 'PasswordsShouldMatch', fieldName: 'ConfirmPassword', message: "'ConfirmPassword' should match 'Password'." });
   }
-  ['FirstName', 'LastName', 'DisplayName'].forEach((fieldName, i) => {
-    const v = names[i];
+  for (const [fieldName, v] of [['FirstName', firstName], ['LastName', lastName], ['DisplayName', displayName]] as const) {
     if (v !== undefined && codePoints(v) > nameMax) {
       errors.push({ errorCode: 'Length', fieldName, message: `'${fieldName}' must be ${nameMax} characters or fewer.` });
     }
-  });
-  const meta = metaOf(dto['meta'], errors);
-  if (cont !== undefined) add(continueError(cont));
-  const autoLogin = dto['autoLogin'];
-  if (autoLogin !== undefined && autoLogin !== null && typeof autoLogin !== 'boolean') {
-    errors.push({ errorCode: 'InvalidType', fieldName: 'AutoLogin', message: "'AutoLogin' must be a boolean." });
   }
+  if (meta !== undefined) errors.push(...metaErrors(meta));
+  if (cont !== undefined) add(continueError(cont));
 
-  if (errors.length > 0) return fail(ApiError.validation(errors));
-  const [firstName, lastName, displayName] = names;
-  return ok({ userName, email, password: password!, firstName, lastName, displayName, autoLogin: autoLogin === true, meta, referrerUrl: cont });
+  if (errors.length > 0 || password === undefined) return fail(ApiError.validation(errors));
+  return ok({ userName, email, password, firstName, lastName, displayName, autoLogin: autoLogin === true, meta, referrerUrl: cont });
 }
 
-function metaOf(raw: unknown, errors: FieldError[]): Record<string, string> | undefined {
-  if (raw === undefined || raw === null) return undefined;
-  const bad = (errorCode: FieldError['errorCode'], message: string) => void errors.push({ errorCode, fieldName: 'Meta', message });
-  const entries = typeof raw === 'object' && !Array.isArray(raw) ? Object.entries(raw as Record<string, unknown>) : undefined;
-  if (!entries || entries.some(([, v]) => typeof v !== 'string')) {
-    bad('InvalidType', "'Meta' must be an object of strings.");
-    return undefined;
+function metaErrors(meta: Readonly<Record<string, string>>): FieldError[] {
+  const entries = Object.entries(meta);
+  const errors: FieldError[] = [];
+  if (entries.length > metaLimits.entries) errors.push({ errorCode: 'TooMany', fieldName: 'Meta', message: `'Meta' must have at most ${metaLimits.entries} entries.` });
+  if (entries.some(([k, v]) => codePoints(k) > metaLimits.key || codePoints(v) > metaLimits.value)) {
+    errors.push({ errorCode: 'Length', fieldName: 'Meta', message: `'Meta' keys must be at most ${metaLimits.key} and values at most ${metaLimits.value} characters.` });
   }
-  if (entries.length > metaLimits.entries) bad('TooMany', `'Meta' must have at most ${metaLimits.entries} entries.`);
-  if (entries.some(([k, v]) => codePoints(k) > metaLimits.key || codePoints(v as string) > metaLimits.value)) {
-    bad('Length', `'Meta' keys must be at most ${metaLimits.key} and values at most ${metaLimits.value} characters.`);
-  }
-  return Object.fromEntries(entries) as Record<string, string>;
+  return errors;
 }

@@ -1,15 +1,15 @@
 // The read path's one way to run a SELECT whose text Knex already rendered (db/prepared.ts,
 // query/statements.ts): a connection from Knex's own pool, the driver's call, the
 // connection back. Knex's runner around a query (its query object, events, response
-// processing and timeout race) cost as much CPU per request as the rest of a cheap
-// lookup (scripts/bench, issue of the point lookups), for statements whose text and
+// processing and timeout race) costs as much CPU per request as the rest of a cheap
+// lookup, for statements whose text and
 // bindings are final. Knex stays the builder and the pool; writes keep going through it.
 //
 // MySQL runs them as prepared statements (mysql2's `execute`, each text prepared once per
 // connection and kept in the driver's bounded cache, connect.ts): the server parses a text
-// once instead of on every request, and the values travel apart from it. In the bench
-// (scripts/bench/README.md) that saved MariaDB 15-25 µs of CPU per statement against
-// client-side formatting, for the same CPU in Node.
+// once instead of on every request, and the values travel apart from it: that saves
+// MariaDB 15-25 µs of CPU per statement against client-side formatting, for the same CPU
+// in Node.
 //
 // Time limit: the serving pool's sessions carry QUERY_TIMEOUT_MS as the server's own
 // statement limit (connect.ts: max_statement_time on MariaDB, max_execution_time on MySQL),
@@ -83,8 +83,8 @@ function columnsOf(statement: Database.Statement): readonly string[] {
 
 /**
  * mysql2's rows as a Table. Its own rowsAsArray option would build the arrays directly, but it
- * takes the options-object form of execute(), which cost 10-15 µs of CPU more per statement
- * than the text form (scripts/bench/README.md, ninth session); reading the cells out of the
+ * takes the options-object form of execute(), which costs 10-15 µs of CPU more per statement
+ * than the text form; reading the cells out of the
  * objects costs about 1 µs on a page.
  */
 function tableOf(rows: readonly Row[], fields: readonly { readonly name: string }[]): Table {
@@ -104,7 +104,7 @@ export function selectRows<R = Row>(db: Knex, sql: string, bindings: readonly un
 /**
  * The same as a Table. On SQLite the rows come as arrays from the driver (better-sqlite3's
  * raw mode) instead of an object with named properties per row: on a page of ten rows that
- * saved about 10 µs of CPU per statement (scripts/bench/README.md, ninth session).
+ * saves about 10 µs of CPU per statement.
  */
 export function selectTable(db: Knex, sql: string, bindings: readonly unknown[], timeoutMs?: number): Promise<Table> {
   return select(db, sql, bindings, timeoutMs, true) as Promise<Table>;

@@ -4,13 +4,12 @@
 //
 // One sweep a quarter second over the statements in flight, rather than mysql2's timer per
 // statement: that timer, and the options object its `timeout` needs, cost about 5 µs of the
-// ~230 µs of main-thread CPU of an idIn request in the bench's profile (scripts/bench/README.md).
-// So a deadline fires up to one sweep late.
+// ~230 µs of main-thread CPU of an idIn request, so a deadline fires up to one sweep late.
 //
 // The statements in flight sit in an array of slots, each cleared the moment its statement
-// settles, not in a Set: with a Set, each request's rows, closures and promise reached the
+// settles, not in a Set: with a Set, each request's rows, closures and promise reach the
 // old generation (1 KB a request of an idIn load, 38 MB in 6 s against 1 MB with the
-// slots; scripts/bench/README.md) and garbage collection cost 2-3 times the baseline's.
+// slots) and garbage collection costs 2-3 times the baseline's.
 
 const sweepMs = 250;
 

@@ -10,7 +10,7 @@ import type { HandlerMap, Response } from '../http/operation.js';
 
 export function accessTokenHandler(ctx: AccountsContext): HandlerMap['GetAccessToken'] {
   const { db, config, clock, logger } = ctx.deps;
-  return async (req) => {
+  return async (req): Promise<Response<'GetAccessToken'>> => {
     const token = req.dto.refreshToken;
     if (token === undefined || token === '') throw ApiError.field('NotEmpty', 'RefreshToken', "'RefreshToken' must not be empty.");
     const onReuse = (sessionId: string, userId: string) =>
@@ -26,7 +26,7 @@ export function accessTokenHandler(ctx: AccountsContext): HandlerMap['GetAccessT
 }
 
 export function logoutHandler(ctx: AccountsContext): HandlerMap['Logout'] {
-  return async (req) => signOut(ctx, req.principal);
+  return async (req): Promise<Response<'Logout'>> => signOut(ctx, req.principal);
 }
 
 /** Logout, and Authenticate with `provider: "logout"` (design.md §11): one way to sign out. */

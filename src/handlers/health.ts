@@ -2,12 +2,12 @@
 // the database answers, so a load balancer stops routing to a node that lost it.
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors/api-error.js';
-import type { HandlerMap } from '../http/operation.js';
+import type { HandlerMap, Response } from '../http/operation.js';
 
 export function createHealthHandlers(deps: Pick<Deps, 'db'>): Pick<HandlerMap, 'Health' | 'Ready'> {
   return {
-    Health: async () => ({ body: { status: 'ok' } }),
-    Ready: async () => {
+    Health: async (): Promise<Response<'Health'>> => ({ body: { status: 'ok' } }),
+    Ready: async (): Promise<Response<'Ready'>> => {
       try {
         await deps.db.raw('SELECT 1');
       } catch {

@@ -5,7 +5,7 @@
 import type { Knex } from 'knex';
 import type { Config } from '../config.js';
 import type { Reads } from '../db/replicas.js';
-import type { HandlerMap } from '../http/operation.js';
+import type { HandlerMap, Response } from '../http/operation.js';
 import { getImpiantoFiles } from '../impianti/get-impianto-files.js';
 import { createImpiantoFilesRepository, type ImpiantoFilesRepository } from '../impianti/impianto-files-repository.js';
 
@@ -18,6 +18,6 @@ export function createImpiantiHandlers(deps: { reads: Reads; config: Config }): 
     return repo;
   };
   return {
-    GetImpiantoFilesRequest: async ({ dto }) => ({ body: await deps.reads.run((db) => getImpiantoFiles(repoOf(db), dto.impiantoId)) }),
+    GetImpiantoFilesRequest: async ({ dto }): Promise<Response<'GetImpiantoFilesRequest'>> => ({ body: await deps.reads.run((db) => getImpiantoFiles(repoOf(db), dto.impiantoId)) }),
   };
 }

@@ -1,20 +1,18 @@
 // The AutoQuery operations: one handler per query DTO of the generated catalog, shared by
-// its POST and GET operations, so adding a DTO is spec + query-dtos.yaml + a migration.
-// The engine does the work; this only turns its Result into a response (or throws the
-// ApiError, which the edge renders: the one throw of the query path).
-import { limits, operators, queryDtoList, type QueryOperation } from '../../generated/query-catalog.js';
+// its POST and GET operations. The engine does the work; this turns its Result into a
+// response (or throws the ApiError, which the edge renders: the one throw of the query path).
+import { limits, operators, queryDtos, type QueryOperation } from '../../generated/query-catalog.js';
 import type { Config } from '../config.js';
 import type { Reads } from '../db/replicas.js';
-import type { CsvTable, HandlerMap, Request, Response } from '../http/operation.js';
+import type { CsvTable, HandlerMap, OperationRequest, OperationResponse, ResponseBody } from '../http/operation.js';
 import type { QueryDtoSpec } from '../query/catalog-types.js';
 import { engineContext, type EngineContext } from '../query/engine-context.js';
+import type { QueryResponse, RecordOf } from '../query/records.js';
 import { runQuery } from '../query/run-query.js';
 
-type QueryOperationId = QueryOperation | `${QueryOperation}Get`;
-
-/** One DTO's handler, for any catalog entry: its request is any query DTO of the contract. */
-export function queryHandler(reads: Reads, ctx: EngineContext, dto: QueryDtoSpec): (request: Request<QueryOperationId>) => Promise<Omit<Response<QueryOperationId>, 'body'> & { body: unknown }> {
-  return async (request) => {
+/** One DTO's handler, for any catalog entry: the engine's answer, with records of `dto`'s fields. */
+export function queryHandler<D extends QueryDtoSpec>(reads: Reads, ctx: EngineContext, dto: D) {
+  return async (request: Pick<OperationRequest, 'format' | 'nextPageUrl'> & { readonly dto: object }): Promise<Omit<OperationResponse, 'body'> & { readonly body: QueryResponse<RecordOf<D>> }> => {
     // On a replica or the primary (design.md §12); a failure is thrown so that a replica
     // that went away is retried on the primary.
     const { plan, response } = await reads.run(async (db) => {
@@ -35,17 +33,37 @@ export function queryHandler(reads: Reads, ctx: EngineContext, dto: QueryDtoSpec
   };
 }
 
+type Dto<Op extends QueryOperation> = (typeof queryDtos)[Op];
+type RecordType<Op extends QueryOperation> = ResponseBody<Op> extends { results: (infer R)[] } ? R : never;
+type SameKeys<A, B> = [keyof A] extends [keyof B] ? ([keyof B] extends [keyof A] ? true : false) : false;
+
+/**
+ * Assignment to HandlerMap checks the engine's answer and record types against the
+ * contract's; this adds what assignment lets pass: an optional property that one side has
+ * and the other lacks (responseStatus belongs to error answers, written by the edge).
+ */
+const sameProperties: {
+  readonly [Op in QueryOperation]: {
+    readonly answer: SameKeys<QueryResponse, Omit<ResponseBody<Op>, 'responseStatus'>>;
+    readonly record: SameKeys<RecordOf<Dto<Op>>, RecordType<Op>>;
+  };
+} = {
+  CaratteristicaGruppoQuery: { answer: true, record: true },
+  SoggettoRecapitoQuery: { answer: true, record: true },
+};
+void sameProperties;
+
 /** The query operations: each DTO's POST, and its GET (`<Operation>Get`). */
-export type QueryHandlers = Pick<HandlerMap, QueryOperationId>;
+export type QueryHandlers = Pick<HandlerMap, QueryOperation | `${QueryOperation}Get`>;
 
 export function createQueryHandlers(deps: { reads: Reads; config: Config }): QueryHandlers {
   const ctx = engineContext(deps.config, operators, limits);
-  const handlers = queryDtoList.flatMap((dto) => {
-    const handler = queryHandler(deps.reads, ctx, dto);
-    return [[dto.operation, handler], [`${dto.operation}Get`, handler]] as const;
-  });
-  // The one cast of the handler layer: the engine answers with rows shaped by the same
-  // generated catalog the record and response schemas are generated from (check-generated
-  // keeps them in step), which tsc cannot see through the catalog's data.
-  return Object.fromEntries(handlers) as unknown as QueryHandlers;
+  const caratteristicaGruppo = queryHandler(deps.reads, ctx, queryDtos.CaratteristicaGruppoQuery);
+  const soggettoRecapito = queryHandler(deps.reads, ctx, queryDtos.SoggettoRecapitoQuery);
+  return {
+    CaratteristicaGruppoQuery: caratteristicaGruppo,
+    CaratteristicaGruppoQueryGet: caratteristicaGruppo,
+    SoggettoRecapitoQuery: soggettoRecapito,
+    SoggettoRecapitoQueryGet: soggettoRecapito,
+  };
 }

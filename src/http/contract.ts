@@ -63,8 +63,8 @@ export function loadContract(file = new URL('../../../generated/openapi.json', i
 export function fromDocument(document: Json): Contract {
   // Each $ref target is expanded once and the result shared by every place that cites it
   // (nothing downstream writes to a schema): the query operations cite the same few
-  // schemas from hundreds of filter parameters, and expanding each citation afresh was a
-  // tenth of the service's start-up (scripts/bench/README.md, eighth session).
+  // schemas from hundreds of filter parameters, and expanding each citation afresh costs a
+  // tenth of the service's start-up.
   const expanded = new Map<string, unknown>();
   const deref = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(deref);

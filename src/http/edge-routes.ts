@@ -12,8 +12,8 @@ export function edgeRoutes(deps: Deps, contract: Contract): Router {
   router.get('/openapi.json', (req, res) => {
     res.type('application/json; charset=utf-8').send(JSON.stringify(withServer(req.get('host'), req.protocol), null, 2));
   });
-  // The YAML writer is loaded on the first request for it, not at start: loading it was
-  // about 50 ms of the service's start-up (scripts/bench/README.md, eighth session).
+  // The YAML writer is loaded on the first request for it, not at start: loading it takes
+  // about 50 ms of the service's start-up.
   router.get('/openapi.yaml', async (req, res) => {
     const { stringify } = await import('yaml');
     res.type('application/yaml; charset=utf-8').send(stringify(withServer(req.get('host'), req.protocol)));

@@ -1,11 +1,9 @@
 // The request a handler receives (operation.ts, OperationRequest), built once per request.
 //
 // A class, not an object literal: a literal with a getter (`get clientIp() {...}`) makes
-// V8 build a new hidden class, descriptor array and accessor pair for every object, in
-// the old generation. At a few thousand requests a second that garbage was most of what
-// the young-generation collections copied and promoted, and a tenth of the CPU of a cheap
-// query (scripts/bench/README.md, 2026-11-25, second session). On the prototype, the
-// getter is one for all requests.
+// V8 build a new hidden class, descriptor array and accessor pair for every object, and at
+// a few thousand requests a second that garbage costs a tenth of the CPU of a cheap query;
+// on the prototype, the getter is one for all requests.
 import type { Principal } from '../auth/roles.js';
 import { bearerOf, type Authenticator } from './access.js';
 import type { Exchange } from './exchange.js';

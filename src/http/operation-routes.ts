@@ -4,7 +4,7 @@
 // this module asks it directly instead of going through OpenAPIBackend.handleRequest,
 // whose per-request parseRequest parses cookies, lower-cases every header, clones the
 // query and compiles the path template again: work the DTO builder (request-dto.ts)
-// does itself, and about a twentieth of the CPU of a request (scripts/bench).
+// does itself, and about a twentieth of the CPU of a request.
 import type { OpenAPIBackend } from 'openapi-backend';
 import { ApiError, fail, ok, type Result } from '../errors/api-error.js';
 import type { Contract, OperationContract } from './contract.js';
@@ -29,8 +29,8 @@ export const recentPaths = 10_000;
 export function operationRoutes(api: OpenAPIBackend, contract: Contract): OperationRoutes {
   const byId = new Map([...contract.operations.values()].map((op) => [op.operationId, { op, params: paramReader(op.path) }]));
   // openapi-backend's matcher walks every operation on each call and compiles each path
-  // template into a RegExp again: for a templated path (/impianti/5/files) that was a
-  // quarter of the CPU of the request (scripts/bench). Its answer for a method and path never
+  // template into a RegExp again: for a templated path (/impianti/5/files) that is a
+  // quarter of the CPU of the request. Its answer for a method and path never
   // changes, so it is kept: for ever for the paths the contract spells exactly (a closed
   // set), and for the most recent `recentPaths` others (ids in templated paths, and the 404s
   // of scanners, which therefore cannot grow the memo past its bound).

@@ -1,6 +1,6 @@
 // What the HTTP edge hands an operation handler, and what it expects back. Handlers never
 // see express: they get the validated request DTO and the caller, and return a body.
-import type { operations } from '../../generated/api.js';
+import type { RequestDto, ResponseBody } from '../contract-types.js';
 import type { CanonicalOperationId } from '../../generated/operations.js';
 import type { Principal } from '../auth/roles.js';
 import type { ApiError } from '../errors/api-error.js';
@@ -61,23 +61,7 @@ export type HandlerError = ApiError;
 // A handler's request DTO and answer body are the operation's own types, so a spec edit the
 // code does not follow fails tsc in the handler that must change (design.md §0).
 
-type Op<Id extends CanonicalOperationId> = operations[Id];
-/** The edge's own parameters (negotiation): never part of a request DTO. */
-type EdgeParameter = 'format' | 'callback' | '_';
-type QueryOf<Id extends CanonicalOperationId> = Op<Id>['parameters'] extends { query?: infer Q } ? ([NonNullable<Q>] extends [never] ? object : Omit<NonNullable<Q>, EdgeParameter>) : object;
-/** Path parameters are PascalCase in the seed's routes (`{ImpiantoId}`); the DTO is camelCase. */
-type PathOf<Id extends CanonicalOperationId> = Op<Id>['parameters'] extends { path: infer P } ? { readonly [K in keyof P as Uncapitalize<K & string>]: P[K] } : object;
-type BodyOf<Id extends CanonicalOperationId> = Op<Id> extends { requestBody?: { content: { 'application/json': infer B } } } ? B : object;
-
-/**
- * What the handler of `Id` receives: its path parameters, and the query and body
- * properties it declares, each possibly absent (the edge checks types and the schema's
- * rules, while operations marked x-validated-by-handler check presence themselves).
- */
-export type RequestDto<Id extends CanonicalOperationId> = PathOf<Id> & Readonly<Partial<QueryOf<Id> & BodyOf<Id>>>;
-
-/** The 200 JSON body the contract declares for `Id`. */
-export type ResponseBody<Id extends CanonicalOperationId> = Op<Id>['responses'] extends { 200: { content: { 'application/json': infer R } } } ? R : never;
+export type { RequestDto, ResponseBody } from '../contract-types.js';
 
 // Type aliases, not interfaces: two operations with the same types (Register and its PUT
 // twin) then share one handler, compared by structure rather than by operation id.
@@ -100,3 +84,12 @@ export function everyPropertyRead<T extends Readonly<Record<string, never>>>(res
   void rest;
 }
 
+
+/**
+ * Calls the handler of `id` with the request the edge built: the one place where a DTO that
+ * the edge converted and validated against the operation's schema takes the operation's type.
+ */
+export function callHandler<Id extends CanonicalOperationId>(handlers: HandlerMap, id: Id, request: OperationRequest): Promise<Response<Id>> {
+  const handler: (request: Request<Id>) => Promise<Response<Id>> = handlers[id];
+  return handler(request as Request<Id>);
+}

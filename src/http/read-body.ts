@@ -3,9 +3,9 @@
 // limit too. Only an operation that takes a body reads one, after routing, so an unknown
 // route is a 404 whatever it carries (design.md §3: 404/405 first).
 //
-// Not express.raw (body-parser): for a small JSON body it cost about a twentieth of the
-// service's CPU per request (scripts/bench), on charset, verify hooks and async-scope
-// machinery this service does not use; and its failures were http-errors translated
+// Not express.raw (body-parser): for a small JSON body it costs about a twentieth of the
+// service's CPU per request, on charset, verify hooks and async-scope
+// machinery this service does not use; and its failures are http-errors translated
 // after the fact, where these are ApiErrors from the start.
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';

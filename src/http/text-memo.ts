@@ -1,6 +1,6 @@
 // Header values repeat: a client sends the same Accept and Content-Type with every request,
 // so what the edge reads from one is remembered by its text instead of being parsed again
-// (a few percent of the CPU of a cheap query, scripts/bench/README.md). Bounded: at most
+// (parsing them was a few percent of the CPU of a cheap query). Bounded: at most
 // `limit` distinct texts, the oldest forgotten first, so a client that sends a new value
 // each time costs a parse per request and no memory.
 export function memoByText<T>(limit: number, read: (text: string) => T): (text: string) => T {

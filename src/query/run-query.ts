@@ -4,15 +4,16 @@ import type { Knex } from 'knex';
 import type { Result } from '../errors/api-error.js';
 import type { QueryDtoSpec } from './catalog-types.js';
 import type { EngineContext } from './engine-context.js';
-import { execute, type QueryResponse } from './execute.js';
+import { execute } from './execute.js';
 import { plan } from './plan.js';
 import type { QueryPlan } from './plan-types.js';
 import { render } from './render.js';
 import { parse } from './request.js';
+import type { QueryRecord, QueryResponse, RecordOf } from './records.js';
 
-export interface QueryOutcome {
+export interface QueryOutcome<R = QueryRecord> {
   readonly plan: QueryPlan;
-  readonly response: QueryResponse;
+  readonly response: QueryResponse<R>;
 }
 
 /** Parses and plans without touching the database. */
@@ -21,9 +22,14 @@ export function compile(dto: QueryDtoSpec, request: unknown, ctx: EngineContext)
   return parsed.ok ? plan(parsed.value, dto, ctx) : parsed;
 }
 
-export async function runQuery(db: Knex, dto: QueryDtoSpec, request: unknown, ctx: EngineContext): Promise<Result<QueryOutcome>> {
+/** Runs a request of `dto`: its records hold `dto`'s fields, each of its family's type. */
+export async function runQuery<D extends QueryDtoSpec>(db: Knex, dto: D, request: unknown, ctx: EngineContext): Promise<Result<QueryOutcome<RecordOf<D>>>> {
   const planned = compile(dto, request, ctx);
   if (!planned.ok) return planned;
   const executed = await execute(db, render(db, planned.value, ctx), planned.value, ctx);
-  return executed.ok ? { ok: true, value: { plan: planned.value, response: executed.value } } : executed;
+  if (!executed.ok) return executed;
+  // The plan projects only `dto`'s fields and format-values converts each by its family,
+  // which is what RecordOf<D> says of them.
+  const response = executed.value as QueryResponse<RecordOf<D>>;
+  return { ok: true, value: { plan: planned.value, response } };
 }

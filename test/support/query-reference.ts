@@ -88,7 +88,7 @@ export function evaluate(plan: QueryPlan, table: readonly Row[]): QueryResponse 
   const rows = table.filter((r) => plan.conditions.every((c) => matches(r, c)));
   const page = [...rows].sort(sorter(plan.order)).slice(plan.paging.skip, plan.paging.skip + plan.paging.take);
   const results = page.map((r) =>
-    Object.fromEntries(plan.projection.filter((f) => r[f.column] !== null).map((f) => [f.property, r[f.column]])),
+    Object.fromEntries(plan.projection.flatMap((f) => { const v = r[f.column]; return v === null || v === undefined ? [] : [[f.property, v] as const]; })),
   );
   const keyField = plan.dto.fields.find((f) => f.name === plan.dto.primaryKey)!;
   const meta: Record<string, string> = {};

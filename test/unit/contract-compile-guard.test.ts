@@ -1,5 +1,5 @@
 // The compiler guards the contract (design.md §0): on a copy of the project, each of these
-// spec edits, regenerated, makes tsc (or the generator) fail in the file that must change,
+// edits of the spec (or of the generator's query schemas), regenerated, makes tsc (or the generator) fail in the file that must change,
 // and the unedited copy compiles. The file:line each reports is written to
 // test-output/compile-guard.json.
 import { expect } from 'chai';
@@ -15,10 +15,15 @@ const run = (file: string, args: string[], cwd: string) =>
 
 interface Mutation {
   readonly name: string;
-  readonly edit: (spec: string) => string;
+  /** The edited file; the spec unless named. */
+  readonly file?: string;
+  readonly edit: (text: string) => string;
   /** Where the failure must point. */
   readonly expected: RegExp;
 }
+
+const spec = 'spec/openapi.yaml';
+const querySchemas = 'scripts/lib/query-schemas.mjs';
 
 const replaceOnce = (spec: string, from: string | RegExp, to: string) => {
   const edited = spec.replace(from, to);
@@ -52,12 +57,29 @@ const mutations: Mutation[] = [
     edit: (s) => replaceOnce(s, '  schemas:\n', '  schemas:\n    SoggettoRecapito:\n      type: object\n      properties:\n        indirizzo: { type: string }\n'),
     expected: /components\.schemas\.SoggettoRecapito is generated; remove it/,
   },
+  {
+    name: 'rename the optional sessionId of the Register and Authenticate responses',
+    edit: (s) => replaceOnce(s, /sessionId/g, 'sessionRef'),
+    expected: /src\/handlers\/account-(register|sign-in)\.ts\(\d+,\d+\)/,
+  },
+  {
+    name: 'rename offset in the query response schema',
+    file: querySchemas,
+    edit: (s) => replaceOnce(replaceOnce(s, "required: ['offset', 'results']", "required: ['skipped', 'results']"), "      offset: { type: 'integer'", "      skipped: { type: 'integer'"),
+    expected: /src\/handlers\/query-handlers\.ts\(\d+,\d+\)/,
+  },
+  {
+    name: 'retype a field of the query records (OrdineVista as a string)',
+    file: querySchemas,
+    edit: (s) => replaceOnce(s, 'const { maxLength, ...value } = catalog.families[f.family];', "const { maxLength, ...value } = f.property === 'ordineVista' ? { type: 'string' } : catalog.families[f.family];"),
+    expected: /src\/handlers\/query-handlers\.ts\(\d+,\d+\)/,
+  },
 ];
 
 describe('the compiler guards the contract', function () {
   this.timeout(600_000);
   let copy: string;
-  let original: string;
+  const originals = new Map<string, string>();
   const figures: Array<{ mutation: string; reported: string }> = [];
 
   before(async () => {
@@ -66,7 +88,7 @@ describe('the compiler guards the contract', function () {
     fs.symlinkSync(path.join(root, 'node_modules'), path.join(copy, 'node_modules'));
     // The service's own sources: what a developer's build compiles.
     fs.writeFileSync(path.join(copy, 'tsconfig.guard.json'), JSON.stringify({ extends: './tsconfig.json', compilerOptions: { noEmit: true }, include: ['src/**/*.ts', 'generated/**/*.ts'] }));
-    original = fs.readFileSync(path.join(copy, 'spec/openapi.yaml'), 'utf8');
+    for (const file of [spec, querySchemas]) originals.set(file, fs.readFileSync(path.join(copy, file), 'utf8'));
   });
   after(() => {
     fs.rmSync(copy, { recursive: true, force: true });
@@ -74,22 +96,22 @@ describe('the compiler guards the contract', function () {
     fs.writeFileSync(path.join(root, 'test-output/compile-guard.json'), JSON.stringify(figures, null, 2));
   });
 
-  /** Regenerates from the (edited) spec, then compiles: the first failure's output. */
-  const build = async (spec: string) => {
-    fs.writeFileSync(path.join(copy, 'spec/openapi.yaml'), spec);
+  /** Regenerates with at most one file edited, then compiles: the first failure's output. */
+  const build = async (m?: Mutation) => {
+    for (const [file, text] of originals) fs.writeFileSync(path.join(copy, file), m && (m.file ?? spec) === file ? m.edit(text) : text);
     const generated = await run(process.execPath, ['scripts/generate.mjs'], copy);
     if (generated.code !== 0) return generated;
     return run(path.join(root, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.guard.json'], copy);
   };
 
   it('the unedited copy regenerates and compiles', async () => {
-    const r = await build(original);
+    const r = await build();
     expect(r, r.output).to.deep.equal({ code: 0, output: '' });
   });
 
   for (const m of mutations) {
     it(`${m.name}: the build fails where the code must change`, async () => {
-      const r = await build(m.edit(original));
+      const r = await build(m);
       expect(r.code, 'the build must fail').not.to.equal(0);
       expect(r.output).to.match(m.expected);
       figures.push({ mutation: m.name, reported: (m.expected.exec(r.output)?.[0] ?? '') + ' ' + (r.output.split('\n').find((l) => m.expected.test(l)) ?? '').slice(0, 300) });
