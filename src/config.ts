@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import path from 'node:path';
 import proxyAddr from 'proxy-addr';
 import { INT32_MAX } from './int32.js';
 
@@ -18,6 +19,8 @@ export interface Config {
   /** Seconds between database maintenance turns besides those after purges; 0 = none on a schedule (design.md §8). */
   readonly maintenanceIntervalS: number;
   readonly sqliteFile: string;
+  /** Scheduled backups of the SQLite file (design.md §9): where, how often (0 = never), how many kept. */
+  readonly backup: { readonly dir: string; readonly intervalS: number; readonly keep: number };
   readonly production: boolean;
   readonly debug: boolean;
   readonly logLevel: string;
@@ -158,6 +161,11 @@ export function loadConfig(env: Env = process.env): Config {
   const maxTake = int(env, 'MAX_TAKE', 1000, 1, 100_000);
   const rotation = (present(env, 'REFRESH_TOKEN_ROTATION') ?? 'rotate').toLowerCase();
   if (rotation !== 'rotate' && rotation !== 'reuse') throw new ConfigError('REFRESH_TOKEN_ROTATION', `must be rotate or reuse, got "${rotation}"`);
+  const sqliteFile = present(env, 'SQLITE_FILE') ?? 'data/impianti.sqlite';
+  const backupIntervalS = int(env, 'BACKUP_INTERVAL_S', 0, 0);
+  if (backupIntervalS > 0 && databaseUrl !== undefined) {
+    throw new ConfigError('BACKUP_INTERVAL_S', 'backs up the embedded SQLite file only; with DATABASE_URL use the engine\'s own tools (README, For operators)');
+  }
   const logLevel = present(env, 'LOG_LEVEL') ?? 'info';
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     throw new ConfigError('LOG_LEVEL', `must be one of fatal, error, warn, info, debug, trace, silent, got "${logLevel}"`);
@@ -171,7 +179,12 @@ export function loadConfig(env: Env = process.env): Config {
     replicaMaxLagMs: int(env, 'REPLICA_MAX_LAG_MS', 2000, 100),
     purgeIntervalS: int(env, 'PURGE_INTERVAL_S', 3600, 0),
     maintenanceIntervalS: int(env, 'MAINTENANCE_INTERVAL_S', 21600, 0),
-    sqliteFile: present(env, 'SQLITE_FILE') ?? 'data/impianti.sqlite',
+    sqliteFile,
+    backup: Object.freeze({
+      dir: present(env, 'BACKUP_DIR') ?? path.join(path.dirname(sqliteFile), 'backups'),
+      intervalS: backupIntervalS,
+      keep: int(env, 'BACKUP_KEEP', 7, 1),
+    }),
     production,
     debug: bool(env, 'DEBUG', false),
     logLevel,

@@ -28,6 +28,9 @@ async function main(): Promise<void> {
     await migrator.destroy();
   }
   const db = connect({ databaseUrl: config.databaseUrl, sqliteFile: config.sqliteFile, statementTimeoutMs: config.queryTimeoutMs });
+  // The pool keeps this connection open, and with it the lock that tells restore a server
+  // holds the SQLite file (design.md §9).
+  if (config.databaseUrl === undefined) await db.raw('SELECT 1');
   const deps = { config, db, clock: () => new Date(), logger };
   const modules = createModules(deps);
   await modules.start();

@@ -163,6 +163,8 @@ function connectSqlite(file: string): Knex {
       afterCreate: (conn: Database.Database, done: (err: Error | null, c: unknown) => void) => {
         try {
           conn.pragma('journal_mode = WAL');
+          // Every commit is on disk before it is acknowledged, power loss included (design.md §8).
+          conn.pragma('synchronous = FULL');
           conn.pragma('foreign_keys = ON');
           conn.pragma('busy_timeout = 5000');
           prepareSqlite(conn);

@@ -20,7 +20,7 @@ interface Migration {
 
 const migrations: readonly Migration[] = [queryTables, accounts, impianti, operatorDefaults, rateLimits, replicaHeartbeat];
 
-/** The migration level this build expects, in order (the names knex records in `knex_migrations`). */
+/** The names knex records in `knex_migrations`, in order: a database's migration level is how many of them it holds. */
 export const migrationNames: readonly string[] = migrations.map((m) => m.name);
 
 const source: Knex.MigrationSource<Migration> = {

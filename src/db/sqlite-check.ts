@@ -1,12 +1,45 @@
-// The health of the embedded file as an operator checks it (design.md §8): SQLite's own
-// integrity_check, which needs fold() for the expression indexes, foreign_key_check, and
-// the migration level against the one this build expects. Reads only.
+// The health of the embedded file (design.md §8): SQLite's own integrity_check, which needs
+// fold() for the expression indexes, foreign_key_check, and the migration level against the
+// one this build expects. An operator reads every problem (db check); a backup checks its
+// copy and a restore its source, and both refuse a file this build cannot serve
+// (design.md §9). Reads only.
+import fs from 'node:fs';
 import type Database from 'better-sqlite3';
+import { ApiError, fail, ok, type Result } from '../errors/api-error.js';
 import { migrationNames } from './migrate.js';
+import { absentSideFiles, openSqliteFile, removeCreatedSideFiles } from './sqlite-file.js';
 
 /** Each problem one line; none means the file is healthy. */
 export function checkSqlite(conn: Database.Database): string[] {
   return [...integrity(conn), ...foreignKeys(conn), ...migrationLevel(conn)];
+}
+
+export interface SoundDatabase {
+  /** How many of this build's migrations the file holds. */
+  readonly migrationLevel: number;
+  readonly bytes: number;
+}
+
+/**
+ * Whether `file` is a database of this service that this build can serve: it passes
+ * integrity_check and holds no migration this build does not know. Pending migrations are
+ * no refusal (the service applies them at start-up). The file is left as it was found.
+ */
+export function checkSqliteFile(file: string): Result<SoundDatabase> {
+  const bad = (message: string) => fail<SoundDatabase>(ApiError.field('InvalidValue', 'FILE', message));
+  const created = fs.existsSync(file) ? absentSideFiles(file) : [];
+  const opened = openSqliteFile(file, { readonly: true });
+  if (!opened.ok) return bad(opened.error);
+  try {
+    const problems = [...integrity(opened.conn), ...migrationLevel(opened.conn)].filter((p) => !p.startsWith(pendingLine));
+    // One line for the operator: the first problems say enough.
+    if (problems.length > 0) return bad(`${file}: ${problems.slice(0, 3).join('; ')}${problems.length > 3 ? '; ...' : ''}`);
+    const level = opened.conn.prepare('SELECT count(*) FROM knex_migrations').pluck().get() as number;
+    return ok({ migrationLevel: level, bytes: fs.statSync(file).size });
+  } finally {
+    opened.conn.close();
+    removeCreatedSideFiles(file, created);
+  }
 }
 
 function integrity(conn: Database.Database): string[] {
@@ -41,6 +74,8 @@ function foreignKeys(conn: Database.Database): string[] {
   }
 }
 
+const pendingLine = 'migrations: pending';
+
 function migrationLevel(conn: Database.Database): string[] {
   let applied: string[];
   try {
@@ -48,10 +83,12 @@ function migrationLevel(conn: Database.Database): string[] {
   } catch {
     return ['migrations: no knex_migrations table: not a database of this service'];
   }
+  // Another application's knex migrations: nothing of this service's schema can be assumed.
+  if (applied.length > 0 && applied[0] !== migrationNames[0]) return [`migrations: the first is ${applied[0]}: not a database of this service`];
   const unknown = applied.filter((n) => !migrationNames.includes(n));
   const pending = migrationNames.filter((n) => !applied.includes(n));
   return [
-    ...(unknown.length > 0 ? [`migrations: applied but unknown to this build (a newer version's?): ${unknown.join(', ')}`] : []),
-    ...(pending.length > 0 ? [`migrations: pending (the service applies them at start-up): ${pending.join(', ')}`] : []),
+    ...(unknown.length > 0 ? [`migrations: from a newer migration level than this build, which does not know ${unknown.join(', ')}`] : []),
+    ...(pending.length > 0 ? [`${pendingLine} (the service applies them at start-up): ${pending.join(', ')}`] : []),
   ];
 }

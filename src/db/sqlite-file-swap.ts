@@ -1,21 +1,29 @@
 // Replaces the embedded SQLite file by one built from it (a compacted copy, a restored
 // backup) with one atomic rename, and only while no other connection has the file open:
-// a server holding it would go on writing to the replaced file, and its writes would be lost.
+// a server holding it would go on writing to the replaced file, and its writes would be
+// lost. The detection holds for any process or user on the host (design.md §8).
 import fs from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import { openSqliteFile } from './sqlite-file.js';
+import { fsyncPath, openSqliteFile } from './sqlite-file.js';
 
 export type SwapOutcome =
-  | { readonly ok: true; readonly bytesBefore: number; readonly bytesAfter: number }
+  /** `kept`: where the replaced database now is, beside the new one, when asked to keep it. */
+  | { readonly ok: true; readonly bytesBefore: number; readonly bytesAfter: number; readonly kept?: string }
   | { readonly ok: false; readonly error: string };
 
 /** Writes the replacement at `target` from the held source; answers a problem to give up. */
 export type BuildReplacement = (source: Database.Database, target: string) => string | undefined;
 
-export const heldMessage = (file: string) => `${file} is open in another process (a running service?): stop it and try again; nothing was changed`;
+export const heldMessage = (file: string) =>
+  `${file} is in use by a running server: stop it first (SIGTERM, e.g. systemctl stop, or Ctrl-C on make run), then run this again; nothing was changed`;
 
-export function swapSqliteFile(given: string, build: BuildReplacement): SwapOutcome {
+export interface SwapOptions {
+  /** Keeps the replaced database's content under `<file>.replaced-<time>` beside the new one. */
+  readonly keepReplacedAt?: Date;
+}
+
+export function swapSqliteFile(given: string, build: BuildReplacement, options: SwapOptions = {}): SwapOutcome {
   const opened = openSqliteFile(given, { readonly: false, busyTimeoutMs: 0 });
   if (!opened.ok) return opened;
   const conn = opened.conn;
@@ -23,6 +31,7 @@ export function swapSqliteFile(given: string, build: BuildReplacement): SwapOutc
   const file = fs.realpathSync(given);
   const target = `${file}.swap-${process.pid}`;
   let oldFd: number | undefined;
+  let kept: string | undefined;
   let swapped = false;
   try {
     // Every connection to a WAL file holds a shared lock for as long as it is open, and
@@ -42,20 +51,30 @@ export function swapSqliteFile(given: string, build: BuildReplacement): SwapOutc
       conn.pragma('journal_mode = WAL');
       return { ok: false, error: `${problem}; nothing was changed` };
     }
-    fsync(target, 'r+');
+    fsyncPath(target);
+    if (options.keepReplacedAt) {
+      // A copy, not a second link: the old file's header is wiped below. Out of WAL mode
+      // under the exclusive lock, the file holds every commit by itself.
+      kept = `${file}.replaced-${options.keepReplacedAt.toISOString().replace(/:/g, '-')}`;
+      fs.copyFileSync(file, kept, fs.constants.COPYFILE_EXCL);
+      fsyncPath(kept);
+    }
     oldFd = fs.openSync(file, 'r+');
     fs.renameSync(target, file);
     swapped = true;
-    fsync(path.dirname(path.resolve(file)), 'r');
+    fsyncPath(path.dirname(path.resolve(file)));
     // A process that opened the old file meanwhile and waits for its lock must fail
     // ("not a database") rather than write to a file no longer in the directory.
     fs.writeSync(oldFd, Buffer.alloc(100), 0, 100, 0);
-    return { ok: true, bytesBefore, bytesAfter: fs.statSync(file).size };
+    return { ok: true, bytesBefore, bytesAfter: fs.statSync(file).size, ...(kept === undefined ? {} : { kept }) };
   } finally {
     conn.close();
     // Only after SQLite let go: closing any descriptor of a file drops the process's POSIX locks on it.
     if (oldFd !== undefined) fs.closeSync(oldFd);
-    if (!swapped) fs.rmSync(target, { force: true });
+    if (!swapped) {
+      fs.rmSync(target, { force: true });
+      if (kept !== undefined) fs.rmSync(kept, { force: true });
+    }
   }
 }
 
@@ -88,14 +107,5 @@ function sameOwnerAndMode(file: string, target: string): string | undefined {
     return undefined;
   } catch (err) {
     return `the copy cannot be given the file's owner ${was.uid}:${was.gid} (${(err as NodeJS.ErrnoException).code}): run this as that user`;
-  }
-}
-
-function fsync(p: string, flags: 'r' | 'r+'): void {
-  const fd = fs.openSync(p, flags);
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
   }
 }

@@ -1,6 +1,7 @@
-// Opens the embedded SQLite file outside the service (the db CLI), with the service's fold()
-// registered, because its expression indexes call it: integrity_check, VACUUM and any write
-// to a folded column fail without it (design.md §8).
+// Opens the embedded SQLite file outside the service (the db, backup and restore tools), with
+// the service's fold() registered, because its expression indexes call it: integrity_check,
+// VACUUM and any write to a folded column fail without it (design.md §8). The tools' reads
+// leave the file's side files as they were, and their renames are made durable here.
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { prepareSqlite } from './connect.js';
@@ -37,4 +38,27 @@ export function openSqliteFile(file: string, options: OpenOptions): Opened {
 export function sqliteBytes(file: string): number {
   const size = (f: string) => (fs.existsSync(f) ? fs.statSync(f).size : 0);
   return size(file) + size(`${file}-wal`);
+}
+
+/** The WAL and index files of `file` that do not exist yet. */
+export const absentSideFiles = (file: string): string[] => ['-wal', '-shm'].map((s) => file + s).filter((side) => !fs.existsSync(side));
+
+/**
+ * Removes the side files a read-only connection to a file in WAL mode created and cannot
+ * delete, so a check or a copy leaves its source as it found it. A -wal holding frames
+ * belongs to a writer that came meanwhile, and stays with its index.
+ */
+export function removeCreatedSideFiles(file: string, created: readonly string[]): void {
+  const walInUse = (fs.statSync(file + '-wal', { throwIfNoEntry: false })?.size ?? 0) > 0;
+  if (!walInUse) for (const side of created) fs.rmSync(side, { force: true });
+}
+
+/** fsync of a file or a directory (a rename is durable once its directory is synced). */
+export function fsyncPath(p: string): void {
+  const fd = fs.openSync(p, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
 }

@@ -3,6 +3,7 @@
 import { createAccounts, type Accounts } from '../auth/accounts.js';
 import { schedulePurge, type PurgeSchedule } from '../auth/token-purge.js';
 import { scheduleMaintenance, type MaintenanceSchedule } from '../db/maintenance-schedule.js';
+import { scheduleBackups, type BackupSchedule } from '../db/backup-schedule.js';
 import { createReads } from '../db/replicas.js';
 import type { Deps } from '../deps.js';
 import type { AppModules } from '../app.js';
@@ -28,6 +29,7 @@ export function createModules(deps: Deps): Modules {
   });
   let purge: PurgeSchedule | undefined;
   let maintenance: MaintenanceSchedule | undefined;
+  let backups: BackupSchedule | undefined;
   return {
     handlers: {
       ...accountHandlers(accounts.context),
@@ -42,14 +44,20 @@ export function createModules(deps: Deps): Modules {
       primaryReads: reads.primaryReads,
       purged: () => purge?.purged() ?? { tokens: 0, sessions: 0 },
       maintenanceTurns: () => maintenance?.turns() ?? { purge: 0, schedule: 0 },
+      backups: () => backups?.stats(),
     },
     async start() {
       await accounts.bootstrapAdmin();
       const upkeep = scheduleMaintenance({ db: deps.db, logger: deps.logger, intervalS: config.maintenanceIntervalS });
       maintenance = upkeep;
       purge = schedulePurge({ db: deps.db, clock: deps.clock, logger: deps.logger, intervalS: config.purgeIntervalS, afterPurge: () => upkeep.afterPurge() });
+      // Scheduled backups are of the embedded SQLite file; config refuses them with DATABASE_URL.
+      if (config.backup.intervalS > 0 && config.databaseUrl === undefined) {
+        backups = scheduleBackups({ sqliteFile: config.sqliteFile, ...config.backup, logger: deps.logger, clock: deps.clock });
+      }
     },
     async close() {
+      await backups?.stop();
       await purge?.stop();
       await maintenance?.stop();
       await reads.close();

@@ -6,6 +6,7 @@ import type { Knex } from 'knex';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Purged } from '../auth/token-purge.js';
 import type { MaintenanceTrigger } from '../db/maintenance-schedule.js';
+import type { BackupStats } from '../db/backup-schedule.js';
 import type { ReplicaHealth } from '../db/replicas.js';
 
 /** What the modules report beyond requests and the pool (design.md §12). */
@@ -14,6 +15,8 @@ export interface MetricsSources {
   primaryReads(): number;
   purged(): Purged;
   maintenanceTurns(): Readonly<Record<MaintenanceTrigger, number>>;
+  /** Scheduled backups of the SQLite file (design.md §9); undefined when none are scheduled. */
+  backups?(): BackupStats | undefined;
 }
 
 export interface Metrics {
@@ -117,6 +120,7 @@ function deploymentMetrics(registry: Registry, sources: MetricsSources): void {
       for (const r of sources.replicas()) if (r.lagMs !== undefined) this.set({ replica: r.name }, r.lagMs / 1000);
     },
   });
+  if (sources.backups) backupMetrics(registry, sources.backups);
   new Counter({
     name: 'auth_purged_rows_total', help: 'Refresh tokens and sessions purged by this node', labelNames: ['table'], registers: [registry],
     collect() {
@@ -133,4 +137,17 @@ function deploymentMetrics(registry: Registry, sources: MetricsSources): void {
       for (const [trigger, n] of Object.entries(sources.maintenanceTurns())) this.inc({ trigger }, n);
     },
   });
+}
+
+/** The scheduled backups' figures, present only while backups are scheduled. */
+function backupMetrics(registry: Registry, read: () => BackupStats | undefined): void {
+  const gauge = (name: string, help: string, value: (b: BackupStats) => number) =>
+    new Gauge({ name, help, registers: [registry], collect() { this.reset(); const b = read(); if (b) this.set(value(b)); } });
+  gauge('backup_last_success_timestamp_seconds', 'When the last successful backup of the SQLite file finished (Unix seconds; 0: none yet)', (b) => b.lastSuccessS);
+  gauge('backup_last_duration_seconds', 'How long the last successful backup took', (b) => b.lastDurationS);
+  gauge('backup_last_size_bytes', 'Size of the last successful backup', (b) => b.lastBytes);
+  const counter = (name: string, help: string, value: (b: BackupStats) => number) =>
+    new Counter({ name, help, registers: [registry], collect() { this.reset(); const b = read(); if (b) this.inc(value(b)); } });
+  counter('backup_successes_total', 'Scheduled backups that succeeded', (b) => b.successes);
+  counter('backup_failures_total', 'Scheduled backups that failed (no file kept; the live database and earlier backups untouched)', (b) => b.failures);
 }

@@ -1,6 +1,7 @@
 // The swap of the embedded file (design.md §8) when the replacement cannot be made: the
 // problem is answered, the file keeps every row and its WAL mode, and no partial copy is
-// left; through a symbolic link the file it points to is replaced.
+// left; through a symbolic link the file it points to is replaced; asked to, the replaced
+// content is kept beside the new file.
 import { expect } from 'chai';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -74,5 +75,19 @@ describe('sqlite file swap', () => {
     expect(outcome).to.include({ ok: true });
     expect(fs.lstatSync(link).isSymbolicLink()).to.equal(true);
     expect(state(link)).to.deep.equal({ mode: 'wal', rows: [[1, 'Città@pec.it']] });
+  });
+
+  it('keeps the replaced content beside the new file when asked to', () => {
+    const outcome = swapSqliteFile(file, (source, target) => {
+      source.prepare('VACUUM INTO ?').run(target);
+      const copy = openSqliteFile(target, { readonly: false });
+      if (!copy.ok) return copy.error;
+      copy.conn.prepare('DELETE FROM soggetto_recapito').run();
+      copy.conn.close();
+      return undefined;
+    }, { keepReplacedAt: new Date('2026-11-27T08:00:00Z') });
+    expect(outcome).to.include({ ok: true, kept: `${fs.realpathSync(file)}.replaced-2026-11-27T08-00-00.000Z` });
+    expect(state(file)).to.deep.equal({ mode: 'wal', rows: [] });
+    expect(state(outcome.ok ? outcome.kept! : '').rows).to.deep.equal(untouched.rows);
   });
 });

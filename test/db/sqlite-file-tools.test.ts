@@ -70,7 +70,7 @@ describe('the embedded file\'s tools (npm run db)', function () {
         const before = digests(file);
         const run = await db(file, ['compact']);
         expect(run.code).to.equal(1);
-        expect(run.stderr).to.equal(`${file} is open in another process (a running service?): stop it and try again; nothing was changed\n`);
+        expect(run.stderr).to.equal(`${file} is in use by a running server: stop it first (SIGTERM, e.g. systemctl stop, or Ctrl-C on make run), then run this again; nothing was changed\n`);
         expect(digests(file)).to.deep.equal(before);
         expect(fs.readdirSync(path.dirname(file)).filter((f) => f.includes('.swap-'))).to.deep.equal([]);
         expect((await s.request('GET', '/ready')).status, 'the server goes on').to.equal(200);
@@ -135,7 +135,7 @@ describe('the embedded file\'s tools (npm run db)', function () {
       const run = await db(file, ['check']);
       expect(run.code).to.equal(1);
       expect(run.stdout).to.equal([
-        'migrations: applied but unknown to this build (a newer version\'s?): 999-later',
+        'migrations: from a newer migration level than this build, which does not know 999-later',
         `migrations: pending (the service applies them at start-up): ${migrationNames.at(-1)}`,
       ].map((l) => `${l}\n`).join(''));
     });

@@ -18,6 +18,7 @@ describe('config', () => {
     expect(c.purgeIntervalS).to.equal(3600);
     expect(c.estimateExactUpTo).to.equal(10_000);
     expect(c.maintenanceIntervalS).to.equal(21600);
+    expect(c.backup).to.deep.equal({ dir: 'data/backups', intervalS: 0, keep: 7 });
     expect(Object.isFrozen(c)).to.equal(true);
   });
 
@@ -44,6 +45,9 @@ describe('config', () => {
     ['a replica lag bound below 100 ms', { REPLICA_MAX_LAG_MS: '50' }, /^REPLICA_MAX_LAG_MS: must be between 100/],
     ['a negative purge interval', { PURGE_INTERVAL_S: '-1' }, /^PURGE_INTERVAL_S: must be between 0/],
     ['a maintenance interval that is no number', { MAINTENANCE_INTERVAL_S: '6h' }, /^MAINTENANCE_INTERVAL_S: must be an integer/],
+    ['a negative backup interval', { BACKUP_INTERVAL_S: '-5' }, /^BACKUP_INTERVAL_S: must be between 0/],
+    ['scheduled backups on MySQL', { DATABASE_URL: 'mysql://a@b/c', BACKUP_INTERVAL_S: '3600' }, /^BACKUP_INTERVAL_S: backs up the embedded SQLite file only/],
+    ['keeping no backup', { BACKUP_KEEP: '0' }, /^BACKUP_KEEP: must be between 1/],
     ['unknown default role', { DEFAULT_ROLES: 'Root' }, /^DEFAULT_ROLES: unknown role "Root"/],
     ['bad boolean', { DEBUG: 'maybe' }, /^DEBUG: must be true or false/],
     ['bad duration', { ACCESS_TOKEN_TTL: '15 minutes' }, /^ACCESS_TOKEN_TTL: /],
@@ -66,6 +70,11 @@ describe('config', () => {
     expect(c.maintenanceIntervalS).to.equal(0);
     expect(c.databaseReplicaUrls).to.deep.equal(['mysql://a@r1/app', 'mysql://a@r2:3307/app']);
     expect(c.purgeIntervalS).to.equal(0);
+  });
+
+  it('puts backups beside the SQLite file unless BACKUP_DIR says where', () => {
+    expect(loadConfig({ SQLITE_FILE: '/srv/impianti/db.sqlite', BACKUP_INTERVAL_S: '3600', BACKUP_KEEP: '3' }).backup).to.deep.equal({ dir: '/srv/impianti/backups', intervalS: 3600, keep: 3 });
+    expect(loadConfig({ BACKUP_DIR: '/mnt/backups' }).backup.dir).to.equal('/mnt/backups');
   });
 
   it('reads durations with units', () => {
