@@ -73,6 +73,9 @@ export interface Table {
   readonly rows: readonly (readonly unknown[])[];
 }
 
+/** The first row's cell of `column`, as counts, aggregates and plans are read. */
+export const firstCell = (table: Table | undefined, column: string): unknown => table?.rows[0]?.[table.columns.indexOf(column)];
+
 /** Column names per prepared SQLite statement: better-sqlite3 builds a fresh description on every call. */
 const sqliteColumns = new WeakMap<Database.Statement, readonly string[]>();
 function columnsOf(statement: Database.Statement): readonly string[] {

@@ -2,12 +2,12 @@
 // shapes the response: {offset, total?, estimatedTotal?, results, next?, meta?}. Driver failures come back as a
 // Result, translated by db/driver-errors.ts; nothing is thrown out of here.
 import type { Knex } from 'knex';
-import { selectTable, type Table } from '../db/select.js';
+import { firstCell, selectTable, type Table } from '../db/select.js';
 import { statementCacheOf } from './statements.js';
 import { fail, ok, type Result } from '../errors/api-error.js';
 import type { EngineContext } from './engine-context.js';
 import { encodeCursor } from './cursor.js';
-import { estimatedTotal, runEstimate, type Estimated } from './estimate.js';
+import { estimateOf } from './estimate.js';
 import type { QueryRecord, QueryResponse } from './records.js';
 import { cursorValue, metaFormatters, positionsOf, recordOf } from './format-values.js';
 import type { QueryPlan } from './plan-types.js';
@@ -17,9 +17,6 @@ import type { RenderedQuery, SelectParts } from './select-parts.js';
 export type { QueryResponse } from './records.js';
 
 const noRows: Table = { columns: [], rows: [] };
-
-/** The first row's cell of `column`, as aggregates and totals are read. */
-const firstCell = (table: Table | undefined, column: string): unknown => table?.rows[0]?.[table.columns.indexOf(column)];
 
 type Run = (parts: SelectParts | undefined) => Promise<Table>;
 
@@ -51,13 +48,6 @@ function pageOf(table: Table, plan: QueryPlan, rendered: RenderedQuery, key: Buf
   return { results, next: encodeCursor(values, plan.binding, key) };
 }
 
-async function estimateOf(rendered: RenderedQuery, run: Run, explain: (parts: SelectParts) => Promise<Table>, limit: number): Promise<Estimated | undefined> {
-  const estimate = rendered.estimate;
-  if (estimate === undefined) return undefined;
-  const [capped, engine] = await Promise.all([run(estimate.capped), estimate.engine ? runEstimate(estimate.engine, run, explain) : undefined]);
-  return estimatedTotal(Number(firstCell(capped, 'n') ?? 0), limit, engine);
-}
-
 export async function execute(db: Knex, rendered: RenderedQuery, plan: QueryPlan, ctx: EngineContext): Promise<Result<QueryResponse>> {
   const statements = statementCacheOf(db);
   // Not async: the driver's promise is handed on as it is, one promise fewer per statement.
@@ -80,7 +70,7 @@ export async function execute(db: Knex, rendered: RenderedQuery, plan: QueryPlan
     const [page, summary, estimate, ...picks] = await Promise.all([
       pageRows(rendered.page, run),
       run(rendered.summary),
-      estimateOf(rendered, run, explain, ctx.estimateExactUpTo),
+      rendered.estimate && estimateOf(rendered.estimate, run, explain, ctx.estimateExactUpTo),
       ...rendered.aggregates.map((a) => (a.source.kind === 'pick' ? run(a.source.query) : Promise.resolve(noRows))),
     ]);
     let meta: Record<string, string> | undefined;

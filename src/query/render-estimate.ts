@@ -1,7 +1,7 @@
-// How each engine estimates the rows of a filter for Include=EstimatedTotal (estimate.ts),
-// once the exact count has passed its limit.
+// How each engine estimates the rows of a filter for Include=EstimatedTotal (estimate.ts).
 import type { Dialect } from '../db/dialect.js';
 import { fieldIndexName } from '../db/index-names.js';
+import type { OperatorKind } from './catalog-types.js';
 import type { QueryPlan } from './plan-types.js';
 import type { EngineEstimate, SelectParts } from './select-parts.js';
 
@@ -26,10 +26,20 @@ const sqlite: EstimateRenderer = (plan: QueryPlan, keys: SelectParts): EngineEst
   return stat([table, { sql: '?? = ?', bindings: ['idx', fieldIndexName(plan.dto.table, only!.field.column)] }], 1, only!.values.length);
 };
 
-/** `keys`: the query's keys, unpaged. */
-export const engineEstimates: Record<Dialect, EstimateRenderer> = {
-  // EXPLAIN's `rows` (times `filtered` where the engine gives it): the optimizer's own
-  // estimate, from the index dives or statistics it plans with, for any filter.
-  mysql: (_, keys) => ({ kind: 'explain', query: keys }),
-  sqlite,
+/** Operators MySQL reads as ranges of the field's index, estimating their rows by index dives. */
+const rangeOperators: ReadonlySet<OperatorKind> = new Set(['eq', 'neq', 'in', 'gt', 'gte', 'lt', 'lte', 'between', 'startsWith']);
+
+/**
+ * EXPLAIN's `rows` (times `filtered` where the engine gives it): the optimizer's own
+ * estimate, from the index dives or statistics it plans with, for any filter.
+ */
+const mysql: EstimateRenderer = (plan: QueryPlan, keys: SelectParts): EngineEstimate => {
+  const [only] = plan.conditions;
+  if (only === undefined) return { kind: 'explain', query: keys, dived: {} };
+  const dived = plan.conditions.length === 1 && rangeOperators.has(only.operator);
+  const index = only.field.name === plan.dto.primaryKey ? 'PRIMARY' : fieldIndexName(plan.dto.table, only.field.column);
+  return { kind: 'explain', query: keys, dived: dived ? { index } : undefined };
 };
+
+/** `keys`: the query's keys, unpaged. */
+export const engineEstimates: Record<Dialect, EstimateRenderer> = { mysql, sqlite };

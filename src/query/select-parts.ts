@@ -41,14 +41,25 @@ export type AggregateSource =
   | { readonly kind: 'pick'; readonly query: SelectParts; readonly column: string };
 
 /**
- * How `EstimatedTotal` asks the engine once the exact count passed its limit: `explain` reads
- * the optimizer's row estimate of the query (MySQL); `stat` reads one figure of the ANALYZE
- * statistics row the query selects (SQLite's sqlite_stat1: figure 0 is the table's rows,
- * figure 1 the rows per value of the index's column), times `times`.
+ * How `EstimatedTotal` asks the engine for its figure: `explain` reads the optimizer's row
+ * estimate of the query (MySQL); `stat` reads one figure of the ANALYZE statistics row the
+ * query selects (SQLite's sqlite_stat1: figure 0 is the table's rows, figure 1 the rows per
+ * value of the index's column), times `times`.
+ *
+ * `dived`, on `explain`: the filter is at most one range of one index, whose row estimate
+ * the optimizer takes from the index itself (table statistics when nothing filters; index
+ * dives otherwise). Such a figure may settle the answer without the count (estimate.ts)
+ * when the plan reads `index` (any index when undefined).
  */
 export type EngineEstimate =
-  | { readonly kind: 'explain'; readonly query: SelectParts }
+  | { readonly kind: 'explain'; readonly query: SelectParts; readonly dived: { readonly index?: string } | undefined }
   | { readonly kind: 'stat'; readonly query: SelectParts; readonly figure: number; readonly times: number };
+
+/** `EstimatedTotal`: the count capped one row past the exact limit, and the engine's estimate. */
+export interface EstimateParts {
+  readonly capped: SelectParts;
+  readonly engine: EngineEstimate | undefined;
+}
 
 export interface RenderedQuery {
   readonly dialect: SqlDialect;
@@ -60,8 +71,7 @@ export interface RenderedQuery {
   readonly page: readonly SelectParts[];
   /** The columns the page reads for the `next` cursor: the order's, in order. */
   readonly cursorColumns: readonly string[];
-  /** `EstimatedTotal`: the count capped one row past the exact limit, and the engine's estimate. */
-  readonly estimate: { readonly capped: SelectParts; readonly engine: EngineEstimate | undefined } | undefined;
+  readonly estimate: EstimateParts | undefined;
   /** COUNT(*) AS total and the aggregates computed in one pass; absent when neither is asked. */
   readonly summary: SelectParts | undefined;
   readonly aggregates: readonly { readonly aggregate: Aggregate; readonly source: AggregateSource }[];
