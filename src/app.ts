@@ -10,7 +10,6 @@
 // per request and a fifth of what each allocates.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { OpenAPIBackend } from 'openapi-backend';
 import type { Deps } from './deps.js';
 import { ApiError } from './errors/api-error.js';
 import { authorize, type Authenticator } from './http/access.js';
@@ -24,7 +23,8 @@ import { readBody } from './http/read-body.js';
 import { logAnswered, requestIdOf } from './http/request-log.js';
 import { buildDto, type Body } from './http/request-dto.js';
 import { asApiError, errorJson, sendError, sendResult } from './http/respond.js';
-import { compileValidator } from './http/validate-dto.js';
+import { requestValidator } from './http/validate-request.js';
+import { contractBackend } from './http/contract-backend.js';
 import { edgeRoutes } from './http/edge-routes.js';
 import { cors } from './http/cors.js';
 import { createMetrics, type MetricsSources } from './http/metrics.js';
@@ -50,7 +50,6 @@ const lastResort = errorJson(asApiError(new Error('unanswerable')));
 export async function createApp(deps: Deps, contract: Contract, modules: AppModules): Promise<App> {
   checkWiring(contract, modules.handlers);
   const { config, logger } = deps;
-  const validators = new Map([...contract.operations].map(([id, op]) => [id, compileValidator(op)]));
   // ServiceStack matches request DTO names in any letter case: the paths under its
   // predefined prefixes, as the contract spells them (suffix routes included).
   const byDtoName = new Map(
@@ -59,14 +58,8 @@ export async function createApp(deps: Deps, contract: Contract, modules: AppModu
       .map((path) => [path.toLowerCase(), path]),
   );
 
-  const api = new OpenAPIBackend({ definition: contract.document as never, quick: true, validate: false, strict: true });
-  await api.init();
-  // openapi-backend rebuilds its flat list of operations (lodash, a copy of every
-  // operation) on every request it routes: router.matchOperation calls getOperations()
-  // each time. That was a fifth of the CPU per request (scripts/bench); the definition
-  // never changes after init, so the list is built once.
-  const operations = api.router.getOperations();
-  api.router.getOperations = () => operations;
+  const api = await contractBackend(contract);
+  const validators = new Map([...contract.operations].map(([id, op]) => [id, requestValidator(api, op)]));
   const routes = operationRoutes(api, contract);
   const canonical = (path: string): string => (predefinedPrefix.test(path) ? byDtoName.get(path.toLowerCase()) ?? path : path);
 

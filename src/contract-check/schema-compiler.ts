@@ -4,11 +4,8 @@
 // but a property the contract does not name is drift that typed clients never see (or a
 // leak), so the checks treat it as a violation.
 import { Ajv, type ValidateFunction } from 'ajv';
-import * as ajvFormats from 'ajv-formats';
+import { ajvOptions, withFormats } from '../http/ajv.js';
 import type { Json } from './spec-routes.js';
-
-// ajv-formats is CommonJS whose default export arrives under `.default` in ESM.
-const addFormats = (ajvFormats as unknown as { default: ajvFormats.FormatsPlugin }).default;
 
 export interface SchemaCompiler {
   /** The pointer itself, or where the `$ref` found there finally leads. */
@@ -20,8 +17,7 @@ export interface SchemaCompiler {
 }
 
 export function schemaCompiler(document: Json): SchemaCompiler {
-  const ajv = new Ajv({ allErrors: true, strict: false });
-  addFormats(ajv);
+  const ajv = withFormats(new Ajv(ajvOptions));
   const cache = new Map<string, ValidateFunction | undefined>();
 
   const at = (pointer: string): unknown => {

@@ -15,6 +15,10 @@ export interface DtoProperty {
   /** Accepted in the query string / path (false for body-only properties such as passwords). */
   readonly inQuery: boolean;
   readonly inPath: boolean;
+  /** A property of the JSON body's schema. */
+  readonly inBody: boolean;
+  /** The parameter's name as the contract spells it in the path or query (`ImpiantoId`). */
+  readonly paramName: string | undefined;
   /** Dereferenced JSON schema of the property. */
   readonly schema: Readonly<Record<string, unknown>>;
 }
@@ -104,6 +108,8 @@ function operationContract(operationId: string, method: string, path: string, op
       items: typeOf(schema, '') === 'array' ? typeOf((schema['items'] ?? {}) as Json, `${operationId}.${name}[]`) : undefined,
       inQuery: (prev?.inQuery ?? false) || where === 'query',
       inPath: (prev?.inPath ?? false) || where === 'path',
+      inBody: (prev?.inBody ?? false) || where === 'body',
+      paramName: prev?.paramName ?? (where === 'body' ? undefined : name),
       schema: prev?.schema ?? schema,
     });
   };

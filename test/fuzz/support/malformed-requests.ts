@@ -58,7 +58,7 @@ const unknownKey: Malformation = (d) => {
   // `meta[x]` is an entry of an object property (deepObject), not an unknown key.
   const key = strangeKeys.filter((k) => !d.op.byLowerName.has(k.toLowerCase()) && !edgeParams.has(k.toLowerCase())
     && d.op.properties.get(d.op.byLowerName.get(/^([^[\]]+)\[/.exec(k)?.[1]?.toLowerCase() ?? '') ?? '')?.type !== 'object');
-  const fake: DtoProperty = { name: '', type: 'string', items: undefined, inQuery: true, inPath: false, schema: {} };
+  const fake: DtoProperty = { name: '', type: 'string', items: undefined, inQuery: true, inPath: false, inBody: false, paramName: undefined, schema: {} };
   return fc.tuple(key, anyText, fc.boolean()).map(([k, v, inQuery]) => put(d, { ...fake, name: k }, v, v, inQuery || !d.body ? 'query' : 'body'));
 };
 
