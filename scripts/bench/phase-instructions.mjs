@@ -6,7 +6,7 @@ import { mixKinds, mixSequence } from './mix.mjs';
 import { stop } from './processes.mjs';
 import { seedSqlite } from './seed.mjs';
 import { callgrindWrapper, checkValgrind, countWindows } from './instructions.mjs';
-import { out, opts, sqliteFile, main, log, ratio, startService, startBaseline, appRoot } from './context.mjs';
+import { out, opts, sqliteFile, main, log, ratio, startService, startBaseline, appRoot, tokens } from './context.mjs';
 import { kindNames } from './rounds.mjs';
 
 /**
