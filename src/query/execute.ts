@@ -7,6 +7,7 @@ import { statementCacheOf } from './statements.js';
 import { fail, ok, type Result } from '../errors/api-error.js';
 import type { EngineContext } from './engine-context.js';
 import { encodeCursor } from './cursor.js';
+import { queryBinding } from './plan-after.js';
 import { estimateOf } from './estimate.js';
 import type { QueryRecord, QueryResponse } from './records.js';
 import { cursorValue, metaFormatters, positionsOf, recordOf } from './format-values.js';
@@ -45,7 +46,7 @@ function pageOf(table: Table, plan: QueryPlan, rendered: RenderedQuery, key: Buf
   if (shown.length === table.rows.length || shown.length === 0) return { results };
   const last = shown.at(-1)!;
   const values = rendered.cursorColumns.map((c) => cursorValue(last[table.columns.indexOf(c)]));
-  return { results, next: encodeCursor(values, plan.binding, key) };
+  return { results, next: encodeCursor(values, queryBinding(plan.dto, plan.conditions, plan.order), key) };
 }
 
 export async function execute(db: Knex, rendered: RenderedQuery, plan: QueryPlan, ctx: EngineContext): Promise<Result<QueryResponse>> {

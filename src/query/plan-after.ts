@@ -23,13 +23,13 @@ function fits(value: unknown, field: FieldSpec): value is number | string | null
   return field.family === 'string' ? typeof value === 'string' : Number.isSafeInteger(value);
 }
 
-export function planAfter(request: QueryRequest, skip: number, binding: string, order: readonly OrderTerm[], ctx: EngineContext): Result<Keyset | undefined> {
+export function planAfter(request: QueryRequest, skip: number, dto: QueryDtoSpec, conditions: readonly Condition[], order: readonly OrderTerm[], ctx: EngineContext): Result<Keyset | undefined> {
   const raw = request.shaping.after?.value;
   // An empty After is the first page, so a client may send the parameter on every request.
   if (raw === undefined || raw === '') return ok(undefined);
   if (typeof raw !== 'string') return invalid('InvalidType', NAME, `'${NAME}' must be a cursor string`);
   if (skip > 0) return invalid('InvalidValue', NAME, `'${NAME}' pages by cursor and cannot be combined with 'Skip'`);
-  const values = decodeCursor(raw, binding, ctx.cursorKey);
+  const values = decodeCursor(raw, queryBinding(dto, conditions, order), ctx.cursorKey);
   if (values === undefined || values.length !== order.length || !values.every((v, i) => fits(v, order[i]!.field))) {
     return invalid('InvalidValue', NAME, `'${NAME}' is not a cursor of this query: use the 'next' of an answer with the same filters and order`);
   }

@@ -56,8 +56,6 @@ export interface QueryPlan {
   readonly order: readonly OrderTerm[];
   /** The page starts after this row (`After`); Skip is then 0. */
   readonly after: Keyset | undefined;
-  /** What a cursor of this query is bound to: the DTO, its filters and its order. */
-  readonly binding: string;
   /** The selected fields, in Fields order or else the spec's order. */
   readonly projection: readonly FieldSpec[];
   readonly total: boolean;

@@ -4,7 +4,7 @@
 import { ApiError, fail, ok, type FieldError, type Result } from '../errors/api-error.js';
 import type { QueryDtoSpec } from './catalog-types.js';
 import type { EngineContext } from './engine-context.js';
-import { planAfter, queryBinding } from './plan-after.js';
+import { planAfter } from './plan-after.js';
 import { filterIndex, planFilters, type FilterIndex } from './plan-filters.js';
 import { planInclude } from './plan-include.js';
 import { planOrder, planProjection } from './plan-order.js';
@@ -56,8 +56,7 @@ export function plan(request: QueryRequest, dto: QueryDtoSpec, ctx: EngineContex
     return fail(gathered([conditions, paging, order, projection, include, meta]));
   }
   // A cursor is checked against the filters and order it must belong to, so only once they planned.
-  const binding = queryBinding(dto, conditions.value, order.value);
-  const after = planAfter(request, paging.value.skip, binding, order.value, ctx);
+  const after = planAfter(request, paging.value.skip, dto, conditions.value, order.value, ctx);
   if (!after.ok) return after;
   return ok(
     Object.freeze({
@@ -67,7 +66,6 @@ export function plan(request: QueryRequest, dto: QueryDtoSpec, ctx: EngineContex
       paging: paging.value,
       order: Object.freeze(order.value),
       after: after.value,
-      binding,
       projection: Object.freeze(projection.value),
       total: include.value.total,
       estimatedTotal: include.value.estimatedTotal,
