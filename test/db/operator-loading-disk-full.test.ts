@@ -5,7 +5,7 @@
 // of 3 MiB. MariaDB: a private server (the shared one on 3306 is never touched) whose
 // database directory is a tmpfs of 12 MiB, as an operator puts a database on a volume of its
 // own; InnoDB then fails to grow the table's file with ENOSPC, a real full filesystem rather
-// than a capped tablespace, and it takes about two seconds to start.
+// than a capped tablespace, and the server is ready in about two seconds.
 import { expect } from 'chai';
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
