@@ -19,7 +19,7 @@ const run = promisify(execFile);
 
 /**
  * The private MariaDB's settings, as an operator sets a server up to load ten million rows:
- * a buffer pool that holds the table and its four secondary indexes (about 2 GB at 10M
+ * a buffer pool that holds the table and its four secondary indexes (about 1.7 GB at 10M
  * rows), so that keeping the indexes costs no reads (with 128 MB the rate falls threefold
  * past 3M rows), and a redo log large enough that the one long transaction forces no early
  * checkpoints. Durability stays the default (innodb_flush_log_at_trx_commit=1).
