@@ -70,8 +70,10 @@ test-cluster: build
 
 # The service against a hand-written node:http baseline on 1M rows, on MySQL (mysql2) and on
 # SQLite (better-sqlite3): the mix, each kind alone, a registration flood, table sizes
-# (scripts/bench, about 28 minutes; seeds once). Writes scripts/bench/results.json and
-# results.svg. BENCH_ARGS passes options, e.g. BENCH_ARGS="--only kinds --kinds point".
+# (scripts/bench, about 28 minutes; seeds once), and loading 1M and 10M rows against each
+# engine's own loader on a private MariaDB (about 15 minutes more). Writes
+# scripts/bench/results.json, results.svg and results-load.json. BENCH_ARGS passes options,
+# e.g. BENCH_ARGS="--only kinds --kinds point".
 bench: build
 	url=$$(scripts/ensure-mysql.sh); \
 	MYSQL_URL="$$url" node scripts/bench/run.mjs $(BENCH_ARGS)

@@ -23,6 +23,7 @@
 // for Chrome DevTools.
 // MYSQL_URL (default mysql://root@127.0.0.1:3306/test) names the server; the bench uses
 // its own databases impianti_bench (1M rows), impianti_bench_100k and impianti_bench_10k.
+// `load` alone does not use it: it starts a private MariaDB of its own.
 import fs from 'node:fs';
 import os from 'node:os';
 import { renderChart } from './chart.mjs';
@@ -50,6 +51,10 @@ const phases = [
 async function mainRun() {
   const started = Date.now();
   setAppRoot(process.env.BENCH_APP_DIR ? new URL(`file://${process.env.BENCH_APP_DIR.replace(/\/?$/, '/')}`) : snapshotBuild());
+  // Loading needs none of the seeded databases nor MYSQL_URL's server: it makes its own
+  // files, and its own MariaDB server.
+  if (only.has('load')) await loadPhase({ appRoot, out, log, sizes: opts['load-rows'].split(',').map(Number), resultsFile: new URL('results-load.json', import.meta.url).pathname });
+  if (only.size === 1 && only.has('load')) return;
   const results = {
     date: new Date().toISOString(),
     serviceEnv: { ...serviceEnv('(url)'), JWT_SECRET: '(bench secret)' },
@@ -64,9 +69,6 @@ async function mainRun() {
     scale: {},
     flood: undefined,
   };
-  // Loading needs none of the seeded databases: it makes its own files and tables.
-  if (only.has('load')) await loadPhase({ appRoot, serverUrl, out, log, sizes: opts['load-rows'].split(',').map(Number), resultsFile: new URL('results-load.json', import.meta.url).pathname });
-  if (only.size === 1 && only.has('load')) return;
   const urls = {};
   for (const size of scaleSizes) {
     if (size.label !== '1M' && !only.has('scale')) continue;

@@ -1,55 +1,95 @@
 // A disk that fills mid-load (design.md §8): `npm run load` says so on the line it was
-// writing, exits 1, and the table is as it was. The SQLite file lives on a tmpfs of 3 MiB
+// writing, exits 1, and the table is as it was. Each engine's database sits on a tmpfs
 // mounted for this test (root only: the test says why it is skipped otherwise), far too
-// small for the file's 60,000 rows, so the shared disk is never filled.
+// small for the file's rows, so no shared disk is ever filled. SQLite: the file on a tmpfs
+// of 3 MiB. MariaDB: a private server (the shared one on 3306 is never touched) whose
+// database directory is a tmpfs of 12 MiB, as an operator puts a database on a volume of its
+// own; InnoDB then fails to grow the table's file with ENOSPC, a real full filesystem rather
+// than a capped tablespace, and the server is ready in about two seconds.
 import { expect } from 'chai';
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { connect } from '../../src/db/connect.js';
+import type { Dialect } from '../../src/db/dialect.js';
 import { migrate } from '../../src/db/migrate.js';
-import { dialects } from '../support/dialects.js';
+import { PrivateMariaDb } from '../reliability/support/private-mariadb.js';
+import { forEachDialect } from '../support/dialects.js';
 import { runCli } from '../support/run-cli.js';
 
-const describeSqlite = dialects.includes('sqlite') ? describe : describe.skip;
+const rows = 100_000;
+const mountMb: Record<Dialect, number> = { sqlite: 3, mysql: 12 };
+/** Each of MariaDB's two write paths meets the full disk on its own. */
+const vias: Record<Dialect, string[][]> = { sqlite: [[]], mysql: [['--mysql-via', 'insert'], ['--mysql-via', 'infile']] };
 
-describeSqlite('operator loading: a full disk [sqlite]', () => {
+forEachDialect('operator loading: a full disk', (dialect) => {
   let dir: string;
   let mounted = false;
-  before(function () {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'impianti-load-full-'));
-    if (process.getuid?.() !== 0) this.skip();
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=3m', 'tmpfs', dir]);
-    mounted = true;
+  let server: PrivateMariaDb | undefined;
+  let env: Record<string, string>;
+  let csv: string;
+
+  before(async function () {
+    if (process.getuid?.() !== 0) this.skip(); // mounting a tmpfs needs root
+    csv = path.join(os.tmpdir(), `impianti-full-${process.pid}.csv`);
+    fs.writeFileSync(csv, contacts());
+    if (dialect === 'sqlite') {
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'impianti-load-full-'));
+      mountTmpfs(dir, mountMb.sqlite);
+      env = { SQLITE_FILE: path.join(dir, 'full.sqlite') };
+    } else {
+      server = await PrivateMariaDb.create(undefined, ['--character-set-server=utf8mb4', '--collation-server=utf8mb4_unicode_ci']);
+      // A directory in the datadir is a database to the server: this one is the tmpfs.
+      dir = path.join(server.dir, 'data', 'impianti_full');
+      fs.mkdirSync(dir);
+      mountTmpfs(dir, mountMb.mysql);
+      spawnSync('chown', ['mysql:mysql', dir]);
+      await server.start();
+      env = { DATABASE_URL: `${server.url}/impianti_full` };
+    }
+    const db = connect({ databaseUrl: env['DATABASE_URL'], sqliteFile: env['SQLITE_FILE'] });
+    try {
+      await migrate(db);
+      await db('soggetto_recapito').insert({ id: 1, soggetto_id: 1, tipo_recapito_id: 1, recapito: 'kept' });
+    } finally {
+      await db.destroy();
+    }
   });
-  after(() => {
+  after(async () => {
+    await server?.stop();
     if (mounted) spawnSync('umount', [dir]);
-    fs.rmSync(dir, { recursive: true, force: true });
+    await server?.destroy();
+    if (dialect === 'sqlite' && dir) fs.rmSync(dir, { recursive: true, force: true });
+    if (csv) fs.rmSync(csv, { force: true });
   });
 
-  it('reports the full disk on a line, exits 1 and leaves the table as it was', async () => {
-    const sqliteFile = path.join(dir, 'full.sqlite');
-    const db = connect({ sqliteFile });
-    await migrate(db);
-    await db('soggetto_recapito').insert({ id: 1, soggetto_id: 1, tipo_recapito_id: 1, recapito: 'kept' });
-    await db.destroy();
-    const csv = path.join(os.tmpdir(), `impianti-full-${process.pid}.csv`);
-    let text = 'id,soggetto_id,tipo_recapito_id,recapito,codice_esterno\n';
-    for (let id = 2; id <= 60_000; id++) text += `${id},${id},1,contatto.numero.${id}@esempio-lungo.it,CRM-${String(id).padStart(8, '0')}\n`;
-    fs.writeFileSync(csv, text);
-    try {
-      const r = await runCli('load', ['soggetto_recapito', csv], { SQLITE_FILE: sqliteFile });
+  for (const args of vias[dialect]) {
+    it(`reports the full disk on a line past the first rows, exits 1 and leaves the table as it was${args.length ? ` (${args.join(' ')})` : ''}`, async () => {
+      const r = await runCli('load', ['soggetto_recapito', csv, ...args], env);
       expect(r.code).to.equal(1);
-      expect(r.stderr).to.match(/^impianti-full-\d+\.csv:\d+: the database's disk is full; nothing was written\nnothing was loaded\n$/);
-    } finally {
-      fs.rmSync(csv, { force: true });
-    }
-    const after = connect({ sqliteFile });
-    try {
-      expect(await after('soggetto_recapito').select('id', 'recapito')).to.deep.equal([{ id: 1, recapito: 'kept' }]);
-    } finally {
-      await after.destroy();
-    }
-  });
+      const m = /^impianti-full-\d+\.csv:(\d+): the database's disk is full; nothing was written\nnothing was loaded\n$/.exec(r.stderr);
+      expect(m, r.stderr).to.not.equal(null);
+      // Rows went in before the disk filled: the load itself filled it, not the schema.
+      expect(Number(m![1])).to.be.within(1000, rows);
+      const db = connect({ databaseUrl: env['DATABASE_URL'], sqliteFile: env['SQLITE_FILE'] });
+      try {
+        expect(await db('soggetto_recapito').select('id', 'recapito')).to.deep.equal([{ id: 1, recapito: 'kept' }]);
+      } finally {
+        await db.destroy();
+      }
+    });
+  }
+
+  function mountTmpfs(at: string, mb: number): void {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${mb}m`, 'tmpfs', at]);
+    mounted = true;
+  }
 });
+
+/** A CSV of contacts with ids 2 up to `rows`, each about 90 bytes. */
+function contacts(): string {
+  let text = 'id,soggetto_id,tipo_recapito_id,recapito,codice_esterno\n';
+  for (let id = 2; id <= rows; id++) text += `${id},${id},1,contatto.numero.${id}@esempio-lungo.it,CRM-${String(id).padStart(8, '0')}\n`;
+  return text;
+}

@@ -1,7 +1,7 @@
 // How `npm run load` words a row the database refused (src/db/driver-errors.ts rowRefusal,
 // src/cli/load-writer.ts refusal): the driver errors of both engines, as each driver raises
-// them, give one message without the driver's text. The full disk of MariaDB is here only
-// (a real one is SQLite's, in test/db/operator-loading-disk-full.test.ts).
+// them, give one message without the driver's text. A real full disk of each engine is in
+// test/db/operator-loading-disk-full.test.ts.
 import { expect } from 'chai';
 import { rowRefusal } from '../../src/db/driver-errors.js';
 import { refusal } from '../../src/cli/load-writer.js';
