@@ -88,21 +88,35 @@ const tables = {
   },
 };
 const lowerFirst = (s) => s[0].toLowerCase() + s.slice(1);
+const upperFirst = (s) => s[0].toUpperCase() + s.slice(1);
+
+// The `next` cursor, as the service signs it (design.md §7): the last row's sort values, the
+// HMAC-SHA256 of the query's binding (operation, sorted filters, order) and those values.
+const cursorKey = Buffer.from(crypto.hkdfSync('sha256', env.CURSOR_SECRET || env.JWT_SECRET, 'impianti-api', 'query cursor', 32));
+function cursorOf(binding, values) {
+  const payload = Buffer.from(JSON.stringify(values)).toString('base64url');
+  return `${payload}.${crypto.createHmac('sha256', cursorKey).update(`${binding}\n${payload}`).digest('base64url').slice(0, 22)}`;
+}
 const escapeLike = (v) => v.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** WHERE terms for the filters the mix sends. */
 function where(spec, body) {
   const sql = [];
   const args = [];
+  // Each filter as the cursor's binding names it: [Field, operator, values].
+  const filters = [];
   for (const [name, value] of Object.entries(body)) {
     let m;
     if ((m = /^(\w+)In$/.exec(name)) && spec.fields[m[1]]) {
       sql.push(`${spec.fields[m[1]]} IN (${value.map(() => '?').join(', ')})`);
       args.push(...value);
+      filters.push(JSON.stringify([upperFirst(m[1]), 'in', value]));
     } else if ((m = /^(\w+)Between$/.exec(name)) && spec.fields[m[1]]) {
       sql.push(`${spec.fields[m[1]]} BETWEEN ? AND ?`);
       args.push(value[0], value[1]);
+      filters.push(JSON.stringify([upperFirst(m[1]), 'between', value]));
     } else if ((m = /^(\w+)StartsWith$/.exec(name)) && spec.fields[m[1]]) {
+      filters.push(JSON.stringify([upperFirst(m[1]), 'startsWith', [value]]));
       const col = engine.text(spec.fields[m[1]]);
       const prefix = engine.value(value);
       // SQLite uses an index on fold(col) only for a range (its LIKE optimization needs a bare column).
@@ -112,9 +126,10 @@ function where(spec, body) {
     } else if (spec.fields[name]) {
       sql.push(`${spec.fields[name]} = ?`);
       args.push(typeof value === 'boolean' ? Number(value) : value);
+      filters.push(JSON.stringify([upperFirst(name), 'eq', [value]]));
     }
   }
-  return { sql: sql.length ? ` WHERE ${sql.join(' AND ')}` : '', args };
+  return { sql: sql.length ? ` WHERE ${sql.join(' AND ')}` : '', args, filters: filters.sort() };
 }
 
 async function query(operation, body) {
@@ -124,8 +139,10 @@ async function query(operation, body) {
   const skip = body.skip ?? 0;
   const props = body.fields ? body.fields.split(',').map((f) => lowerFirst(f.trim())) : Object.keys(spec.fields);
   const order = body.orderBy ? `${spec.fields[lowerFirst(body.orderBy)]} ASC, id ASC` : 'id ASC';
+  const orderProps = body.orderBy ? [lowerFirst(body.orderBy), 'id'] : ['id'];
+  const read = [...new Set([...props, ...orderProps])];
   // One row past the page, as the service reads it, tells whether a further page exists.
-  const page = engine.all(`SELECT ${props.map((p) => spec.fields[p]).join(', ')} FROM ${spec.table}${w.sql} ORDER BY ${order} LIMIT ? OFFSET ?`, [...w.args, take + 1, skip]);
+  const page = engine.all(`SELECT ${read.map((p) => spec.fields[p]).join(', ')} FROM ${spec.table}${w.sql} ORDER BY ${order} LIMIT ? OFFSET ?`, [...w.args, take + 1, skip]);
   // Include: Total, COUNT(*) Alias and MAX(Field) Alias, in one summary statement.
   const selects = [];
   const meta = [];
@@ -136,9 +153,9 @@ async function query(operation, body) {
     else if ((m = /^MAX\((\w+)\) (\w+)$/.exec(item))) (selects.push(`MAX(${spec.fields[lowerFirst(m[1])]}) AS a${meta.length}`), meta.push(m[2]));
   }
   const summary = selects.length ? engine.all(`SELECT ${selects.join(', ')} FROM ${spec.table}${w.sql}`, w.args) : undefined;
-  const [read, summaryRows] = await Promise.all([page, summary]);
+  const [found, summaryRows] = await Promise.all([page, summary]);
   const s = summaryRows?.[0];
-  const rows = read.slice(0, take);
+  const rows = found.slice(0, take);
   const results = rows.map((row) => {
     const out = {};
     for (const p of props) {
@@ -150,8 +167,10 @@ async function query(operation, body) {
   const response = { offset: skip };
   if (s && 'total' in s) response.total = Number(s.total);
   response.results = results;
-  // The baseline signs no cursor: it says that a further page exists (rounds.mjs compares only that).
-  if (read.length > take) response.next = true;
+  if (found.length > take) {
+    const binding = JSON.stringify([operation, w.filters, orderProps.map((p) => [upperFirst(p), false])]);
+    response.next = cursorOf(binding, orderProps.map((p) => rows.at(-1)[spec.fields[p]]));
+  }
   if (meta.length) {
     response.meta = {};
     meta.forEach((alias, i) => {

@@ -15,10 +15,7 @@ export async function checkSameAnswers(kinds, servicePort, baselinePort) {
       headers: { Authorization: `Bearer ${tokens[r.role]}`, ...(r.body ? { 'Content-Type': 'application/json' } : {}) },
       body: r.body ? JSON.stringify(r.body) : undefined,
     });
-    const body = await res.json();
-    // The service's cursor is signed; the baseline only says that a further page exists.
-    if (body.next !== undefined) body.next = true;
-    return { status: res.status, body };
+    return { status: res.status, body: await res.json() };
   };
   const checked = {};
   for (let i = 0; i < 20 * Object.keys(kinds).length; i++) {

@@ -25,8 +25,11 @@ type Run = (parts: SelectParts | undefined) => Promise<Table>;
  * The page's rows: its statements in order until Take + 1 rows are in (render-keyset.ts);
  * one statement, as nearly every page has, is returned as the driver gave it.
  */
-async function pageRows(page: readonly SelectParts[], run: Run): Promise<Table> {
-  if (page.length <= 1) return run(page[0]);
+function pageRows(page: readonly SelectParts[], run: Run): Promise<Table> {
+  return page.length <= 1 ? run(page[0]) : groupedRows(page, run);
+}
+
+async function groupedRows(page: readonly SelectParts[], run: Run): Promise<Table> {
   let table: Table | undefined;
   const rows: (readonly unknown[])[] = [];
   for (const parts of page) {
