@@ -1,5 +1,5 @@
 // Builds the service's request listener from its dependencies: the generated contract,
-// the handlers (by operationId; openapi-backend's router picks the operation) and the
+// the handlers (by operationId; openapi-backend picks the operation and validates it) and the
 // authenticator. Nothing here listens; main.ts does. Start-up fails closed: an operation
 // without a handler or an access policy, or a handler without an operation, refuses to build.
 //
