@@ -44,7 +44,7 @@ async function statistic(engine: Extract<EngineEstimate, { kind: 'stat' }>, run:
 }
 
 /** The answer from the capped count (at most limit + 1) and the engine's figure. */
-export function estimatedTotal(counted: number, limit: number, engine: number | undefined): Estimated {
+function estimatedTotal(counted: number, limit: number, engine: number | undefined): Estimated {
   if (counted <= limit) return { estimatedTotal: counted, estimatedTotalKind: 'exact' };
   // The count already saw more rows than an estimate below it claims.
   if (engine === undefined) return { estimatedTotal: counted, estimatedTotalKind: 'atLeast' };
