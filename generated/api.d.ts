@@ -3133,7 +3133,7 @@ export interface components {
              */
             estimatedTotal?: number;
             /**
-             * @description `exact`: the count (the filter matches at most ESTIMATE_EXACT_UP_TO rows, default 10000); `estimate`: the engine's estimate above that; `atLeast`: a lower bound, where the engine has no estimate for the filter.
+             * @description `exact`: the count (the filter matches at most ESTIMATE_EXACT_UP_TO rows, default 10000); `estimate`: an estimate above that, the engine's own or, where no index serves the filter, one from a random sample of the table's rows; `atLeast`: a lower bound, where neither gives a figure.
              * @enum {string}
              */
             estimatedTotalKind?: "exact" | "estimate" | "atLeast";
@@ -3334,7 +3334,7 @@ export interface components {
              */
             estimatedTotal?: number;
             /**
-             * @description `exact`: the count (the filter matches at most ESTIMATE_EXACT_UP_TO rows, default 10000); `estimate`: the engine's estimate above that; `atLeast`: a lower bound, where the engine has no estimate for the filter.
+             * @description `exact`: the count (the filter matches at most ESTIMATE_EXACT_UP_TO rows, default 10000); `estimate`: an estimate above that, the engine's own or, where no index serves the filter, one from a random sample of the table's rows; `atLeast`: a lower bound, where neither gives a figure.
              * @enum {string}
              */
             estimatedTotalKind?: "exact" | "estimate" | "atLeast";

@@ -76,7 +76,7 @@ export function responseSchema(dto) {
       estimatedTotalKind: {
         type: 'string',
         enum: ['exact', 'estimate', 'atLeast'],
-        description: '`exact`: the count (the filter matches at most ESTIMATE_EXACT_UP_TO rows, default 10000); `estimate`: the engine\'s estimate above that; `atLeast`: a lower bound, where the engine has no estimate for the filter.',
+        description: '`exact`: the count (the filter matches at most ESTIMATE_EXACT_UP_TO rows, default 10000); `estimate`: an estimate above that, the engine\'s own or, where no index serves the filter, one from a random sample of the table\'s rows; `atLeast`: a lower bound, where neither gives a figure.',
       },
       // MAX_TAKE is at most 100,000 (src/config.ts); 1000 by default.
       results: { type: 'array', items: { $ref: `#/components/schemas/${dto.record}` }, maxItems: 100_000, description: 'At most `take` rows, and at most MAX_TAKE (1000 by default, 100,000 at most).' },

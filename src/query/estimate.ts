@@ -1,9 +1,10 @@
 // Include=EstimatedTotal (design.md §7): a count that stays cheap on any filter. Exact up to
 // ESTIMATE_EXACT_UP_TO rows, from a count that stops one row past it; beyond that the
-// engine's own estimate (select-parts.ts EngineEstimate), or, where the engine keeps none
-// for the filter, the capped count as a lower bound.
+// engine's own estimate (select-parts.ts EngineEstimate) or, on a filter no index range
+// serves, a random sample of the table's rows; where neither settles it, the capped count,
+// as a lower bound when the engine keeps no figure.
 import { firstCell, type Table } from '../db/select.js';
-import type { EngineEstimate, EstimateParts, SelectParts } from './select-parts.js';
+import type { EngineEstimate, EstimateParts, SampleParts, SelectParts } from './select-parts.js';
 
 /** `exact`: the count; `estimate`: the engine's figure; `atLeast`: a lower bound. */
 export type EstimateKind = 'exact' | 'estimate' | 'atLeast';
@@ -52,21 +53,92 @@ function estimatedTotal(counted: number, limit: number, engine: number | undefin
 }
 
 /**
+ * Keys a sample reads, each one lookup of the key's index: about 2 ms on SQLite and 3.5 ms
+ * on MariaDB at 1M rows, where a scan of a filter no index serves takes 28 and 80 ms.
+ */
+export const sampleSize = 256;
+
+/** -ln of the chance, at most, that a filter matching no more than the limit is answered as past it: one in a billion. */
+const sampleConfidence = Math.log(1e9);
+
+/**
+ * The fewest matching rows among `size` distinct random keys of a key range of `range` that
+ * prove more than `limit` matching rows, but for a chance of e^-sampleConfidence. With at
+ * most `limit` matching rows the matches drawn average at most mean = limit * size / range,
+ * and P(X >= a) <= exp(-(a ln(a / mean) - a + mean)) (Chernoff), which holds for draws
+ * without replacement too (Hoeffding).
+ */
+export function provingMatches(limit: number, range: number, size: number): number {
+  const mean = (limit * size) / range;
+  if (mean === 0) return 1;
+  let a = Math.floor(mean) + 1;
+  while (a * Math.log(a / mean) - a + mean < sampleConfidence) a++;
+  return a;
+}
+
+/** `size` distinct keys drawn at random from [lowest, lowest + range), ascending (the lookups then walk the index in order). */
+function randomKeys(lowest: number, range: number, size: number, random: () => number): number[] {
+  const keys = new Set<number>();
+  while (keys.size < size) keys.add(lowest + Math.floor(random() * range));
+  return [...keys].sort((a, b) => a - b);
+}
+
+/**
+ * The smallest and the largest key, each one row of the key's index; undefined on an empty
+ * table, or when the read fails: the count that follows then runs and reports the failure.
+ */
+async function keyEnds(sample: SampleParts, run: Run): Promise<{ lowest: number; range: number } | undefined> {
+  try {
+    const [lowest, highest] = (await Promise.all([run(sample.lowest), run(sample.highest)])).map((t) => Number(firstCell(t, sample.key)));
+    return Number.isSafeInteger(lowest) && Number.isSafeInteger(highest) ? { lowest: lowest!, range: highest! - lowest! + 1 } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The filter's rows among `sampleSize` keys drawn at random between the table's ends, scaled
+ * to the range, when they prove more than `limit` rows (provingMatches); otherwise undefined,
+ * and the count decides. A range within a few times the limit or the sample is counted at
+ * once: that count is cheap, and a sample of most of the table proves little. Keys missing
+ * from the range (deleted rows) only lower the matches drawn, so they never make a small
+ * result look large.
+ */
+async function sampled(sample: SampleParts, ends: Promise<{ lowest: number; range: number } | undefined>, run: Run, limit: number, random: () => number): Promise<Estimated | undefined> {
+  const bounds = await ends;
+  if (bounds === undefined || bounds.range <= settleFactor * Math.max(limit, sampleSize)) return undefined;
+  const keys = randomKeys(bounds.lowest, bounds.range, sampleSize, random);
+  const matches = Number(firstCell(await run(sample.matching(keys)), 'n') ?? 0);
+  if (matches < provingMatches(limit, bounds.range, sampleSize)) return undefined;
+  return { estimatedTotal: Math.round((matches * bounds.range) / sampleSize), estimatedTotalKind: 'estimate' };
+}
+
+/**
  * The estimate of a query. Where the optimizer reads the filter as one range of an index,
  * EXPLAIN comes first and a figure far past the limit is the answer, so a large result costs
- * the plan alone; otherwise the capped count decides, beside the engine's figure.
+ * the plan alone. Where no index range serves the filter and the plan may read far more rows
+ * than the limit, a sample comes next. Otherwise the capped count decides, beside the
+ * engine's figure.
  */
-export async function estimateOf(parts: EstimateParts, run: Run, explain: Run, limit: number): Promise<Estimated> {
+export async function estimateOf(parts: EstimateParts, run: Run, explain: Run, limit: number, random: () => number = Math.random): Promise<Estimated> {
   const counted = async (): Promise<number> => Number(firstCell(await run(parts.capped), 'n') ?? 0);
   const engine = parts.engine;
-  if (engine === undefined) return estimatedTotal(await counted(), limit, undefined);
+  const sample = parts.sample;
+  if (engine === undefined) {
+    const settled = sample && (await sampled(sample, keyEnds(sample, run), run, limit, random));
+    return settled || estimatedTotal(await counted(), limit, undefined);
+  }
   if (engine.kind === 'stat') {
     const [count, figure] = await Promise.all([counted(), statistic(engine, run)]);
     return estimatedTotal(count, limit, figure);
   }
   if (engine.dived === undefined) {
-    const [count, plan] = await Promise.all([counted(), explain(engine.query)]);
-    return estimatedTotal(count, limit, explained(plan));
+    // The key's ends are asked beside the plan: two reads of one index entry each, and no wait when the sample follows.
+    const ends = sample && keyEnds(sample, run);
+    const figure = explained(await explain(engine.query));
+    const settled = sample && ends && (figure === undefined || figure > limit * settleFactor) && (await sampled(sample, ends, run, limit, random));
+    if (settled) return settled;
+    return estimatedTotal(await counted(), limit, figure);
   }
   const plan = await explain(engine.query);
   const figure = explained(plan);

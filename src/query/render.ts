@@ -11,7 +11,7 @@ import { aggregateRenderers } from './render-aggregates.js';
 import { engineEstimates } from './render-estimate.js';
 import { keysetGroups } from './render-keyset.js';
 import type { Fragment } from './render-conditions.js';
-import type { RenderedQuery, SelectParts } from './select-parts.js';
+import type { RenderedQuery, SampleParts, SelectParts } from './select-parts.js';
 import { sqlDialects, type SqlDialect } from './sql-dialect.js';
 
 /**
@@ -67,9 +67,35 @@ export function render(db: Knex, plan: QueryPlan, ctx: Pick<EngineContext, 'defe
   });
   const summary = expressions.length > 0 ? select({ expressions }) : undefined;
   const estimate = plan.estimatedTotal
-    ? { capped: select({ form: 'countUpTo', limit: ctx.estimateExactUpTo + 1 }), engine: engineEstimates[dialect.name](plan, select({ columns: [key.column] })) }
+    ? {
+        capped: select({ form: 'countUpTo', limit: ctx.estimateExactUpTo + 1 }),
+        engine: engineEstimates[dialect.name](plan, select({ columns: [key.column] })),
+        sample: key.family === 'integer' ? sampleParts(key.column, where, select) : undefined,
+      }
     : undefined;
   return { dialect, page, cursorColumns, summary, aggregates, estimate };
+}
+
+/** `?? IN (?, ...)` with `n` values, kept per length: a sample has one. */
+const inLists = new Map<number, string>();
+function inList(n: number): string {
+  let sql = inLists.get(n);
+  if (sql === undefined) inLists.set(n, (sql = `?? IN (${Array.from({ length: n }, () => '?').join(', ')})`));
+  return sql;
+}
+
+/** The key's ends, each one row of the key's own index, and the filter's rows among given keys. */
+function sampleParts(key: string, where: readonly Fragment[], select: (parts: Partial<SelectParts>) => SelectParts): SampleParts {
+  const end = (direction: string) => select({ columns: [key], where: [], order: { sql: `?? ${direction}`, bindings: [key] }, limit: 1 });
+  const lowest = end('ASC');
+  const highest = end('DESC');
+  return {
+    table: lowest.table,
+    key,
+    lowest,
+    highest,
+    matching: (keys) => select({ expressions: [{ sql: 'COUNT(*) AS ??', bindings: ['n'] }], where: [...where, { sql: inList(keys.length), bindings: [key, ...keys] }] }),
+  };
 }
 
 /**

@@ -55,10 +55,25 @@ export type EngineEstimate =
   | { readonly kind: 'explain'; readonly query: SelectParts; readonly dived: { readonly index?: string } | undefined }
   | { readonly kind: 'stat'; readonly query: SelectParts; readonly figure: number; readonly times: number };
 
-/** `EstimatedTotal`: the count capped one row past the exact limit, and the engine's estimate. */
+/**
+ * A random sample of the table's rows by key (estimate.ts), for a filter no index range
+ * serves: the smallest and the largest key (`lowest`, `highest`: one row each, column
+ * `key`), and the count (`n`) of the filter's rows among the keys given.
+ */
+export interface SampleParts {
+  readonly table: string;
+  readonly key: string;
+  readonly lowest: SelectParts;
+  readonly highest: SelectParts;
+  readonly matching: (keys: readonly number[]) => SelectParts;
+}
+
+/** `EstimatedTotal`: the count capped one row past the exact limit, the engine's estimate and the sample. */
 export interface EstimateParts {
   readonly capped: SelectParts;
   readonly engine: EngineEstimate | undefined;
+  /** Undefined where the key is not an integer. */
+  readonly sample: SampleParts | undefined;
 }
 
 export interface RenderedQuery {

@@ -1,22 +1,55 @@
 // estimateOf (design.md §7): which statements an EstimatedTotal runs, and what it answers.
 // Where the filter is one range of an index, EXPLAIN alone settles a figure far past the
-// limit; anything nearer the limit, or a plan that reads another index, is counted.
+// limit; where no index range serves it, a random sample of keys may; anything nearer the
+// limit, or a plan that reads another index, is counted.
 import { expect } from 'chai';
 import type { Table } from '../../src/db/select.js';
-import { estimateOf } from '../../src/query/estimate.js';
-import type { EngineEstimate, EstimateParts, SelectParts } from '../../src/query/select-parts.js';
+import { estimateOf, provingMatches, sampleSize } from '../../src/query/estimate.js';
+import type { EngineEstimate, EstimateParts, SampleParts, SelectParts } from '../../src/query/select-parts.js';
 
 const keys = { table: 'soggetto_recapito', columns: ['id'] } as unknown as SelectParts;
 const capped = { table: 'soggetto_recapito', form: 'countUpTo' } as unknown as SelectParts;
 const limit = 100;
 
-/** Runs estimateOf against canned answers, recording the statements in the order asked. */
-async function estimate(engine: EngineEstimate | undefined, answers: { counted: number; rows?: number; key?: string; stat?: string }) {
+interface Answers {
+  counted: number;
+  rows?: number;
+  key?: string;
+  stat?: string;
+  /** The table's smallest and largest id, and how many of the sampled keys match. */
+  ends?: [number, number];
+  matches?: number;
+}
+
+/** Runs estimateOf against canned answers, recording the statements in the order asked and the keys sampled. */
+async function estimate(engine: EngineEstimate | undefined, answers: Answers) {
   const ran: string[] = [];
+  const sampled: number[][] = [];
+  const sampleRun = { table: 'soggetto_recapito', form: 'plain' } as unknown as SelectParts;
+  const lowest = { ...sampleRun, columns: ['id'] } as SelectParts;
+  const highest = { ...sampleRun, columns: ['id'] } as SelectParts;
+  const sample: SampleParts = {
+    table: 'soggetto_recapito',
+    key: 'id',
+    lowest,
+    highest,
+    matching: (keys) => {
+      sampled.push([...keys]);
+      return sampleRun;
+    },
+  };
   const run = async (parts: SelectParts): Promise<Table> => {
     if (parts === capped) {
       ran.push('count');
       return { columns: ['n'], rows: [[answers.counted]] };
+    }
+    if (parts === lowest || parts === highest) {
+      ran.push('ends');
+      return { columns: ['id'], rows: answers.ends ? [[answers.ends[parts === lowest ? 0 : 1]]] : [] };
+    }
+    if (parts === sampleRun) {
+      ran.push('sample');
+      return { columns: ['n'], rows: [[answers.matches]] };
     }
     ran.push('stat');
     return { columns: ['stat'], rows: [[answers.stat]] };
@@ -25,8 +58,23 @@ async function estimate(engine: EngineEstimate | undefined, answers: { counted: 
     ran.push('explain');
     return { columns: ['id', 'key', 'rows'], rows: [[1, answers.key ?? null, answers.rows]] };
   };
-  const parts: EstimateParts = { capped, engine };
-  return { answer: await estimateOf(parts, run, explain, limit), ran };
+  const parts: EstimateParts = { capped, engine, sample: answers.ends === undefined ? undefined : sample };
+  const answer = await estimateOf(parts, run, explain, limit);
+  return answers.ends === undefined ? { answer, ran } : { answer, ran, sampled };
+}
+
+/** ln P(X >= a) for X ~ Binomial(n, p), summed in log space. */
+function binomialTailLog(n: number, p: number, a: number): number {
+  let logTerm = 0;
+  for (let k = 1; k <= a; k++) logTerm += Math.log((n - k + 1) / k) + Math.log(p) - Math.log(1 - p);
+  logTerm += n * Math.log(1 - p);
+  let sum = 0;
+  let term = logTerm;
+  for (let k = a; k <= n; k++) {
+    sum += Math.exp(term - logTerm);
+    term += Math.log((n - k) / (k + 1)) + Math.log(p) - Math.log(1 - p);
+  }
+  return logTerm + Math.log(sum);
 }
 
 const dived = (index?: string): EngineEstimate => ({ kind: 'explain', query: keys, dived: index === undefined ? {} : { index } });
@@ -59,5 +107,59 @@ describe('query estimate: the statements behind Include=EstimatedTotal', () => {
     expect(stat.answer).to.deep.equal({ estimatedTotal: 5000, estimatedTotalKind: 'estimate' });
     const none = await estimate(undefined, { counted: 101 });
     expect(none).to.deep.equal({ answer: { estimatedTotal: 101, estimatedTotalKind: 'atLeast' }, ran: ['count'] });
+  });
+
+  describe('a random sample of keys, where no index range serves the filter', () => {
+    const notDived: EngineEstimate = { kind: 'explain', query: keys, dived: undefined };
+
+    it('settles a filter proven far past the limit with the sample alone: no count', async () => {
+      const r = await estimate(undefined, { counted: 101, ends: [1, 1_000_000], matches: 100 });
+      expect(r.answer).to.deep.equal({ estimatedTotal: Math.round((100 * 1_000_000) / sampleSize), estimatedTotalKind: 'estimate' });
+      expect(r.ran).to.deep.equal(['ends', 'ends', 'sample']);
+      const [drawn] = r.sampled ?? [];
+      expect(drawn).to.have.length(sampleSize);
+      expect(new Set(drawn).size, 'distinct keys').to.equal(sampleSize);
+      expect(drawn).to.deep.equal([...drawn!].sort((a, b) => a - b));
+      expect(Math.min(...drawn!)).to.be.at.least(1);
+      expect(Math.max(...drawn!)).to.be.at.most(1_000_000);
+    });
+
+    it('counts when the sample proves too little, and is then exact below the limit', async () => {
+      const few = await estimate(undefined, { counted: 40, ends: [1, 1_000_000], matches: 3 });
+      expect(few.answer).to.deep.equal({ estimatedTotal: 40, estimatedTotalKind: 'exact' });
+      expect(few.ran).to.deep.equal(['ends', 'ends', 'sample', 'count']);
+      const past = await estimate(undefined, { counted: 101, ends: [1, 1_000_000], matches: 3 });
+      expect(past.answer).to.deep.equal({ estimatedTotal: 101, estimatedTotalKind: 'atLeast' });
+    });
+
+    it('counts at once a key range within four times the limit or the sample, and an empty table', async () => {
+      const small = await estimate(undefined, { counted: 101, ends: [1, 4 * sampleSize], matches: sampleSize });
+      expect(small.ran).to.deep.equal(['ends', 'ends', 'count']);
+      const empty = await estimate(undefined, { counted: 0, ends: [Number.NaN, Number.NaN], matches: 0 });
+      expect(empty).to.deep.include({ answer: { estimatedTotal: 0, estimatedTotalKind: 'exact' } });
+      expect(empty.ran).to.deep.equal(['ends', 'ends', 'count']);
+    });
+
+    it('on MySQL samples only when the plan may read more than four times the limit', async () => {
+      const wide = await estimate(notDived, { counted: 101, rows: 1_000_000, ends: [1, 1_000_000], matches: 100 });
+      expect(wide.answer.estimatedTotalKind).to.equal('estimate');
+      expect(wide.ran).to.have.members(['ends', 'ends', 'explain', 'sample']);
+      expect(wide.ran).not.to.include('count');
+      const narrow = await estimate(notDived, { counted: 30, rows: 300, ends: [1, 1_000_000], matches: 100 });
+      expect(narrow.answer).to.deep.equal({ estimatedTotal: 30, estimatedTotalKind: 'exact' });
+      expect(narrow.ran).not.to.include('sample');
+      expect(narrow.ran).to.include('count');
+    });
+
+    it('asks for a number of matches that a filter within the limit reaches with a chance below one in a billion', () => {
+      for (const [limit, range] of [[10_000, 1_000_000], [10_000, 50_000], [100, 1_000_000], [15, 5_000], [10_000, 2_000_000_000]] as const) {
+        const a = provingMatches(limit, range, sampleSize);
+        expect(binomialTailLog(sampleSize, limit / range, a), `${limit} of ${range}`).to.be.at.most(Math.log(1e-9));
+        // Not so many that a filter matching ten times the limit rarely proves it (where the bound is not loose by nature: a mean of 1 or more).
+        const mean = (limit * sampleSize) / range;
+        if (mean >= 1 && (10 * limit) / range < 0.5) expect(a, `${limit} of ${range}`).to.be.below((10 * limit * sampleSize) / range);
+      }
+      expect(provingMatches(0, 1_000_000, sampleSize)).to.equal(1);
+    });
   });
 });
