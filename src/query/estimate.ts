@@ -6,7 +6,7 @@
 import { firstCell, type Table } from '../db/select.js';
 import type { EngineEstimate, EstimateParts, SampleParts, SelectParts } from './select-parts.js';
 
-/** `exact`: the count; `estimate`: the engine's figure; `atLeast`: a lower bound. */
+/** `exact`: the count; `estimate`: the engine's figure or the sample's; `atLeast`: a lower bound. */
 export type EstimateKind = 'exact' | 'estimate' | 'atLeast';
 
 export interface Estimated {
@@ -77,9 +77,9 @@ export function provingMatches(limit: number, range: number, size: number): numb
 }
 
 /** `size` distinct keys drawn at random from [lowest, lowest + range), ascending (the lookups then walk the index in order). */
-function randomKeys(lowest: number, range: number, size: number, random: () => number): number[] {
+function randomKeys(lowest: number, range: number, size: number): number[] {
   const keys = new Set<number>();
-  while (keys.size < size) keys.add(lowest + Math.floor(random() * range));
+  while (keys.size < size) keys.add(lowest + Math.floor(Math.random() * range));
   return [...keys].sort((a, b) => a - b);
 }
 
@@ -104,10 +104,10 @@ async function keyEnds(sample: SampleParts, run: Run): Promise<{ lowest: number;
  * from the range (deleted rows) only lower the matches drawn, so they never make a small
  * result look large.
  */
-async function sampled(sample: SampleParts, ends: Promise<{ lowest: number; range: number } | undefined>, run: Run, limit: number, random: () => number): Promise<Estimated | undefined> {
+async function sampled(sample: SampleParts, ends: Promise<{ lowest: number; range: number } | undefined>, run: Run, limit: number): Promise<Estimated | undefined> {
   const bounds = await ends;
   if (bounds === undefined || bounds.range <= settleFactor * Math.max(limit, sampleSize)) return undefined;
-  const keys = randomKeys(bounds.lowest, bounds.range, sampleSize, random);
+  const keys = randomKeys(bounds.lowest, bounds.range, sampleSize);
   const matches = Number(firstCell(await run(sample.matching(keys)), 'n') ?? 0);
   if (matches < provingMatches(limit, bounds.range, sampleSize)) return undefined;
   return { estimatedTotal: Math.round((matches * bounds.range) / sampleSize), estimatedTotalKind: 'estimate' };
@@ -120,12 +120,12 @@ async function sampled(sample: SampleParts, ends: Promise<{ lowest: number; rang
  * than the limit, a sample comes next. Otherwise the capped count decides, beside the
  * engine's figure.
  */
-export async function estimateOf(parts: EstimateParts, run: Run, explain: Run, limit: number, random: () => number = Math.random): Promise<Estimated> {
+export async function estimateOf(parts: EstimateParts, run: Run, explain: Run, limit: number): Promise<Estimated> {
   const counted = async (): Promise<number> => Number(firstCell(await run(parts.capped), 'n') ?? 0);
   const engine = parts.engine;
   const sample = parts.sample;
   if (engine === undefined) {
-    const settled = sample && (await sampled(sample, keyEnds(sample, run), run, limit, random));
+    const settled = sample && (await sampled(sample, keyEnds(sample, run), run, limit));
     return settled || estimatedTotal(await counted(), limit, undefined);
   }
   if (engine.kind === 'stat') {
@@ -136,7 +136,7 @@ export async function estimateOf(parts: EstimateParts, run: Run, explain: Run, l
     // The key's ends are asked beside the plan: two reads of one index entry each, and no wait when the sample follows.
     const ends = sample && keyEnds(sample, run);
     const figure = explained(await explain(engine.query));
-    const settled = sample && ends && (figure === undefined || figure > limit * settleFactor) && (await sampled(sample, ends, run, limit, random));
+    const settled = sample && ends && (figure === undefined || figure > limit * settleFactor) && (await sampled(sample, ends, run, limit));
     if (settled) return settled;
     return estimatedTotal(await counted(), limit, figure);
   }
