@@ -70,31 +70,24 @@ export function render(db: Knex, plan: QueryPlan, ctx: Pick<EngineContext, 'defe
     ? {
         capped: select({ form: 'countUpTo', limit: ctx.estimateExactUpTo + 1 }),
         engine: engineEstimates[dialect.name](plan, select({ columns: [key.column] })),
-        sample: key.family === 'integer' ? sampleParts(key.column, where, select) : undefined,
+        sample: key.family === 'integer' ? sampleParts(key, where, dialect, select) : undefined,
       }
     : undefined;
   return { dialect, page, cursorColumns, summary, aggregates, estimate };
 }
 
-/** `?? IN (?, ...)` with `n` values, kept per length: a sample has one. */
-const inLists = new Map<number, string>();
-function inList(n: number): string {
-  let sql = inLists.get(n);
-  if (sql === undefined) inLists.set(n, (sql = `?? IN (${Array.from({ length: n }, () => '?').join(', ')})`));
-  return sql;
-}
-
-/** The key's ends, each one row of the key's own index, and the filter's rows among given keys. */
-function sampleParts(key: string, where: readonly Fragment[], select: (parts: Partial<SelectParts>) => SelectParts): SampleParts {
-  const end = (direction: string) => select({ columns: [key], where: [], order: { sql: `?? ${direction}`, bindings: [key] }, limit: 1 });
-  const lowest = end('ASC');
-  const highest = end('DESC');
+/**
+ * The key's ends, each one row of the key's own index (the order renderer's own terms), and
+ * the filter's rows among given keys (the In operator's own renderer).
+ */
+function sampleParts(key: FieldSpec, where: readonly Fragment[], dialect: SqlDialect, select: (parts: Partial<SelectParts>) => SelectParts): SampleParts {
+  const end = (desc: boolean) => select({ columns: [key.column], where: [], order: orderFragment([{ kind: 'order', field: key, desc }], dialect), limit: 1 });
   return {
-    table: lowest.table,
-    key,
-    lowest,
-    highest,
-    matching: (keys) => select({ expressions: [{ sql: 'COUNT(*) AS ??', bindings: ['n'] }], where: [...where, { sql: inList(keys.length), bindings: [key, ...keys] }] }),
+    key: key.column,
+    lowest: end(false),
+    highest: end(true),
+    matching: (keys) =>
+      select({ expressions: [{ sql: 'COUNT(*) AS ??', bindings: ['n'] }], where: [...where, dialect.conditions.in(dialect.compared(key), key.column, keys)] }),
   };
 }
 

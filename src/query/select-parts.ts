@@ -61,7 +61,6 @@ export type EngineEstimate =
  * `key`), and the count (`n`) of the filter's rows among the keys given.
  */
 export interface SampleParts {
-  readonly table: string;
   readonly key: string;
   readonly lowest: SelectParts;
   readonly highest: SelectParts;

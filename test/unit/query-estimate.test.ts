@@ -29,7 +29,6 @@ async function estimate(engine: EngineEstimate | undefined, answers: Answers) {
   const lowest = { ...sampleRun, columns: ['id'] } as SelectParts;
   const highest = { ...sampleRun, columns: ['id'] } as SelectParts;
   const sample: SampleParts = {
-    table: 'soggetto_recapito',
     key: 'id',
     lowest,
     highest,
