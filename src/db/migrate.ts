@@ -33,12 +33,26 @@ const lockName = 'impianti_api_migrate';
 const lockWaitSeconds = 120;
 
 export async function migrate(db: Knex): Promise<void> {
+  if (await isCurrent(db)) return;
   if (dialectOf(db) !== 'mysql') return void (await db.migrate.latest({ migrationSource: source }));
   // Several nodes may start at once on one database. knex's own lock is not enough there:
   // it creates its lock table check-then-create, refuses instead of waiting, and on MySQL
   // the first DDL commits its lock row early. A named lock serialises start-ups.
   const run = await withNamedLock(db, lockName, lockWaitSeconds, () => db.migrate.latest({ migrationSource: source }));
   if (!run.held) throw new Error(`could not take the migration lock "${lockName}" within ${lockWaitSeconds} s`);
+}
+
+/**
+ * Whether the database already holds every migration, in order: then a node starts with
+ * one read and no write (design.md §8). Any error (no table yet) leaves the answer to knex.
+ */
+async function isCurrent(db: Knex): Promise<boolean> {
+  try {
+    const done = (await db('knex_migrations').select('name').orderBy('id')) as Array<{ name: string }>;
+    return done.length === migrationNames.length && done.every((row, i) => row.name === migrationNames[i]);
+  } catch {
+    return false;
+  }
 }
 
 export async function rollbackAll(db: Knex): Promise<void> {

@@ -1,9 +1,11 @@
 // Several nodes starting at once on one empty database must all come up: migrations are
 // serialised by a named lock on MySQL (src/db/migrate.ts), not refused by knex's lock.
+// A node restarting on a database that holds every migration only reads it.
+import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import { connect } from '../../src/db/connect.js';
 import { migrate } from '../../src/db/migrate.js';
-import { dialects } from '../support/dialects.js';
+import { dialects, forEachDialect } from '../support/dialects.js';
 import { createTestDb, type TestDb } from '../support/db.js';
 
 const nodes = 6;
@@ -25,5 +27,55 @@ const nodes = 6;
     expect(done.map((r) => r.name)).to.have.length(new Set(done.map((r) => r.name)).size).and.length.greaterThan(0);
     const [lock] = await empty.db('knex_migrations_lock').select('is_locked');
     expect(Number(lock.is_locked)).to.equal(0);
+  });
+});
+
+/** Resolves 'started', or 'waited' when `work` is still running after `ms`. */
+function within(ms: number, work: Promise<void>): Promise<'started' | 'waited'> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'waited'>((resolve) => { timer = setTimeout(() => resolve('waited'), ms); });
+  return Promise.race([work.then(() => 'started' as const), late]).finally(() => clearTimeout(timer));
+}
+
+forEachDialect('migrations: a node restarting on a current database', (dialect) => {
+  let current: TestDb;
+  before(async () => { current = await createTestDb(dialect); });
+  after(() => current.drop());
+
+  it('starts at once while another holds the lock a migration would take, and changes no row', async () => {
+    const before = await current.db('knex_migrations').select('id', 'name', 'migration_time').orderBy('id');
+    const node = connect({ databaseUrl: current.databaseUrl, sqliteFile: current.sqliteFile, poolMax: 2 });
+    // MySQL: the named lock that serialises migrations; SQLite: the file's write lock,
+    // which knex's own lock row needs.
+    const holder = dialect === 'mysql' ? connect({ databaseUrl: current.databaseUrl, poolMax: 1 }) : undefined;
+    const sqliteWriter = dialect === 'sqlite' ? new Database(current.sqliteFile!) : undefined;
+    let outcome: 'started' | 'waited';
+    let run: Promise<void> = Promise.resolve();
+    try {
+      if (holder) {
+        const [rows] = (await holder.raw("SELECT GET_LOCK('impianti_api_migrate', 0) AS got")) as [Array<{ got: number }>];
+        expect(Number(rows[0]!.got)).to.equal(1);
+      }
+      sqliteWriter?.exec('BEGIN IMMEDIATE');
+      run = migrate(node);
+      outcome = await within(2000, run);
+    } finally {
+      sqliteWriter?.close();
+      // Closing the holder's only connection frees its named lock.
+      await holder?.destroy();
+      await run.catch(() => undefined);
+      await node.destroy();
+    }
+    expect(outcome).to.equal('started');
+    expect(await current.db('knex_migrations').select('id', 'name', 'migration_time').orderBy('id')).to.deep.equal(before);
+  });
+
+  it('still migrates a database that lacks the last migration', async () => {
+    const [last] = await current.db('knex_migrations').select('name').orderBy('id', 'desc').limit(1);
+    await current.db('knex_migrations').where({ name: last.name }).delete();
+    await current.db.schema.dropTable('replica_heartbeat');
+    await migrate(current.db);
+    expect((await current.db('knex_migrations').select('name').orderBy('id', 'desc').limit(1))[0].name).to.equal(last.name);
+    expect(await current.db.schema.hasTable('replica_heartbeat')).to.equal(true);
   });
 });
