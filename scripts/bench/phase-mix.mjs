@@ -45,7 +45,7 @@ export async function mixRounds(sides, kinds, mysqld, label) {
 export async function mixBench(mainUrl, results) {
   const kinds = mixKinds(main);
   const service = await startService(mainUrl, 'service', {}, profiled('service'));
-  results.startup.push({ where: 'mix (1M rows)', readyMs: service.readyMs });
+  results.startup.push({ where: 'mix (1M rows)', readyMs: service.readyMs, cpuMs: service.readyCpuMs, readMb: service.readyReadMb });
   log(`service ready in ${service.readyMs} ms (pid ${service.child.pid})`);
   const baseline = await startBaseline({ DATABASE_URL: mainUrl }, profiled('baseline'));
   log(`baseline ready in ${baseline.readyMs} ms`);

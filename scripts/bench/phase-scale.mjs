@@ -17,7 +17,7 @@ export async function scale(urls, results) {
   const services = [];
   for (const size of scaleSizes) {
     const service = await startService(urls[size.label], `service-${size.label}`);
-    results.startup.push({ where: `scale ${size.label}`, readyMs: service.readyMs });
+    results.startup.push({ where: `scale ${size.label}`, readyMs: service.readyMs, cpuMs: service.readyCpuMs, readMb: service.readyReadMb });
     services.push({ size, service, url: `http://127.0.0.1:${service.port}`, kinds: indexedKind(size), windows: [] });
   }
   try {

@@ -14,7 +14,7 @@ export async function sqliteBench(results) {
   results.seed.sqlite = await seedSqlite(sqliteFile, main, { root: appRoot, log: (m) => log(`seed sqlite: ${m}`) });
   const kinds = mixKinds(main);
   const service = await startService('', 'service-sqlite', { SQLITE_FILE: sqliteFile }, profiled('service'));
-  results.startup.push({ where: 'sqlite (1M rows)', readyMs: service.readyMs });
+  results.startup.push({ where: 'sqlite (1M rows)', readyMs: service.readyMs, cpuMs: service.readyCpuMs, readMb: service.readyReadMb });
   const baseline = await startBaseline({ SQLITE_FILE: sqliteFile }, profiled('baseline'));
   log(`sqlite: service ready in ${service.readyMs} ms, baseline in ${baseline.readyMs} ms`);
   const sides = { service, baseline };

@@ -44,7 +44,9 @@ function ready(port) {
 /**
  * Starts `node <args>` with `env` added, logging to `logFile`, and waits for /ready.
  * `wrapper` runs node under another program (`valgrind --tool=callgrind ...`), whose pid
- * is then node's own. Returns { child, port, readyMs }.
+ * is then node's own. Returns { child, port, readyMs, readyCpuMs, readyReadMb }: the CPU
+ * the process had used and what it had read from the disk (not the page cache) when ready,
+ * which tell a slow start spent on its own work from one spent waiting.
  */
 export async function startNode({ args, env, logFile, port, nodeOptions = [], wrapper = [], readyWithinMs = 30_000 }) {
   // The bench's own writes (a database it just seeded) are flushed first: a start timed
@@ -60,7 +62,7 @@ export async function startNode({ args, env, logFile, port, nodeOptions = [], wr
   const deadline = started + readyWithinMs;
   while (performance.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited with ${child.exitCode}; see ${logFile}`);
-    if (await ready(port)) return { child, port, readyMs: Math.round(performance.now() - started) };
+    if (await ready(port)) return { child, port, readyMs: Math.round(performance.now() - started), readyCpuMs: Math.round(cpuSeconds(child.pid) * 1000), readyReadMb: storageReadMb(child.pid) };
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
   child.kill('SIGKILL');
@@ -99,6 +101,16 @@ export function cpuSeconds(pid) {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+/** MB a process has read from the storage device so far (page-cache hits excluded). */
+export function storageReadMb(pid) {
+  try {
+    const io = fs.readFileSync(`/proc/${pid}/io`, 'utf8');
+    return Math.round((Number(/read_bytes:\s+(\d+)/.exec(io)?.[1] ?? NaN) / 2 ** 20) * 10) / 10;
   } catch {
     return NaN;
   }

@@ -69,7 +69,7 @@ export function printSummary(results) {
     console.log(`CPU ms per request (median): service ${JSON.stringify(c.service)}, baseline ${JSON.stringify(c.baseline)}; baseline/service total ${c.baselineOverService}`);
   }
   if (results.rss.serviceUnderMixMb !== undefined) console.log(`peak RSS: service ${results.rss.serviceUnderMixMb} MB under the mix${results.rss.serviceWithFloodMb ? `, ${results.rss.serviceWithFloodMb} MB after the flood (its hashing process ${results.rss.hasherWithFloodMb} MB)` : ''}; baseline ${results.rss.baselineUnderMixMb} MB`);
-  if (results.startup.length) console.log(`start to /ready: ${results.startup.map((s) => `${s.readyMs} ms (${s.where})`).join(', ')}`);
+  if (results.startup.length) console.log(`start to /ready: ${results.startup.map((s) => `${s.readyMs} ms (${s.where}; CPU ${s.cpuMs} ms, read from disk ${s.readMb} MB)`).join(', ')}`);
   if (results.scaleQueries) printScale(results.scaleQueries);
   if (results.scale['1M']) console.log(`indexed p50: ${['10k', '100k', '1M'].map((k) => `${k} ${results.scale[k].p50} ms`).join(', ')}`);
   if (results.flood) console.log(`flood: query p99 ${results.flood.idle.p99} ms idle, ${results.flood.duringFlood.p99} ms during the flood (medians of ${results.flood.windows.length} windows; median ratio ${results.flood.p99Ratio})`);
