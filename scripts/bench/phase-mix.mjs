@@ -2,7 +2,7 @@
 // MySQL phases that reuse the two running servers (kinds, sidebyside, flood, --profile).
 import mysql from 'mysql2/promise';
 import { mixKinds, mixSequence } from './mix.mjs';
-import { mysqldPid, peakRssMb, stop } from './processes.mjs';
+import { mysqldPid, peakRssMb, startRecord, stop } from './processes.mjs';
 import { opts, rounds, seconds, warmup, only, serverUrl, main, log, ratio, median, startService, startBaseline } from './context.mjs';
 import { flood } from './phase-flood.mjs';
 import { kindRounds } from './phase-kinds.mjs';
@@ -45,7 +45,7 @@ export async function mixRounds(sides, kinds, mysqld, label) {
 export async function mixBench(mainUrl, results) {
   const kinds = mixKinds(main);
   const service = await startService(mainUrl, 'service', {}, profiled('service'));
-  results.startup.push({ where: 'mix (1M rows)', readyMs: service.readyMs, cpuMs: service.readyCpuMs, readMb: service.readyReadMb });
+  results.startup.push(startRecord('mix (1M rows)', service));
   log(`service ready in ${service.readyMs} ms (pid ${service.child.pid})`);
   const baseline = await startBaseline({ DATABASE_URL: mainUrl }, profiled('baseline'));
   log(`baseline ready in ${baseline.readyMs} ms`);

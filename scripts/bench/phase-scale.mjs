@@ -3,7 +3,7 @@
 import mysql from 'mysql2/promise';
 import { closedLoop } from './load.mjs';
 import { indexedKind, mixSequence } from './mix.mjs';
-import { stop } from './processes.mjs';
+import { startRecord, stop } from './processes.mjs';
 import { connectionOf, seedSqlite } from './seed.mjs';
 import { timeShapes } from './scale-queries.mjs';
 import { out, opts, seconds, warmup, scaleSizes, log, ratio, median, tokens, startService, appRoot } from './context.mjs';
@@ -17,7 +17,7 @@ export async function scale(urls, results) {
   const services = [];
   for (const size of scaleSizes) {
     const service = await startService(urls[size.label], `service-${size.label}`);
-    results.startup.push({ where: `scale ${size.label}`, readyMs: service.readyMs, cpuMs: service.readyCpuMs, readMb: service.readyReadMb });
+    results.startup.push(startRecord(`scale ${size.label}`, service));
     services.push({ size, service, url: `http://127.0.0.1:${service.port}`, kinds: indexedKind(size), windows: [] });
   }
   try {

@@ -1,6 +1,6 @@
 // `--only sqlite`: the mix and every kind again, both servers on one 1M-row SQLite file.
 import { mixKinds } from './mix.mjs';
-import { peakRssMb, stop } from './processes.mjs';
+import { peakRssMb, startRecord, stop } from './processes.mjs';
 import { seedSqlite } from './seed.mjs';
 import { opts, sqliteFile, only, main, log, startService, startBaseline, appRoot } from './context.mjs';
 import { kindRounds } from './phase-kinds.mjs';
@@ -14,7 +14,7 @@ export async function sqliteBench(results) {
   results.seed.sqlite = await seedSqlite(sqliteFile, main, { root: appRoot, log: (m) => log(`seed sqlite: ${m}`) });
   const kinds = mixKinds(main);
   const service = await startService('', 'service-sqlite', { SQLITE_FILE: sqliteFile }, profiled('service'));
-  results.startup.push({ where: 'sqlite (1M rows)', readyMs: service.readyMs, cpuMs: service.readyCpuMs, readMb: service.readyReadMb });
+  results.startup.push(startRecord('sqlite (1M rows)', service));
   const baseline = await startBaseline({ SQLITE_FILE: sqliteFile }, profiled('baseline'));
   log(`sqlite: service ready in ${service.readyMs} ms, baseline in ${baseline.readyMs} ms`);
   const sides = { service, baseline };

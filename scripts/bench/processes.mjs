@@ -69,6 +69,11 @@ export async function startNode({ args, env, logFile, port, nodeOptions = [], wr
   throw new Error(`${args.join(' ')} was not ready within ${readyWithinMs / 1000} s; see ${logFile}`);
 }
 
+/** One start, as `results.startup` keeps it. */
+export function startRecord(where, started) {
+  return { where, readyMs: started.readyMs, cpuMs: started.readyCpuMs, readMb: started.readyReadMb };
+}
+
 /** SIGTERM, then SIGKILL after `graceMs`; resolves once the child has exited. */
 export function stop(child, graceMs = 12_000) {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
