@@ -4,6 +4,7 @@
 // processing and timeout race) costs as much CPU per request as the rest of a cheap
 // lookup, for statements whose text and
 // bindings are final. Knex stays the builder and the pool; writes keep going through it.
+// A query of several statements runs them all on one connection (selectTogether).
 //
 // MySQL runs them as prepared statements (mysql2's `execute`, each text prepared once per
 // connection and kept in the driver's bounded cache, connect.ts): the server parses a text
@@ -113,19 +114,24 @@ export function selectTable(db: Knex, sql: string, bindings: readonly unknown[],
   return select(db, sql, bindings, timeoutMs, true) as Promise<Table>;
 }
 
+/** Knex's 'query' event, as its runner raises it, for whoever listens (tests count statements and connections with it). */
+function announce(db: Knex, sql: string, bindings: readonly unknown[], conn: unknown): void {
+  if (db.listenerCount('query') > 0) {
+    (db.client as { emit(event: string, data: unknown): void }).emit('query', { method: 'select', sql, bindings, __knexUid: (conn as { __knexUid?: string } | undefined)?.__knexUid });
+  }
+}
+
 /**
  * Written with callbacks rather than async/await: the two promises and the awaits of an
  * async version cost more per statement than the rest of this function.
  */
 function select(db: Knex, sql: string, bindings: readonly unknown[], timeoutMs: number | undefined, asTable: boolean): Promise<unknown> {
-  const client = db.client as { pool: TarnPool; emit(event: string, data: unknown): void };
-  // Knex's 'query' event, as its runner would raise it, for whoever listens (tests count statements with it).
-  if (db.listenerCount('query') > 0) client.emit('query', { method: 'select', sql, bindings });
   // Knex's pool itself (tarn), without Knex's async wrapper around it: a promise and a
   // frame fewer per statement. Its errors are tarn's own (driver-errors.ts knows them).
-  const pool = client.pool;
+  const pool = (db.client as { pool: TarnPool }).pool;
   if (dialectOf(db) === 'sqlite') {
     const all = (conn: Database.Database): unknown => {
+      announce(db, sql, bindings, conn);
       const statement = sqliteStatement(conn, sql).raw(asTable);
       const rows = statement.all(bindings.map(sqliteValue)) as unknown[];
       return asTable ? { columns: columnsOf(statement), rows } : rows;
@@ -146,16 +152,25 @@ function select(db: Knex, sql: string, bindings: readonly unknown[], timeoutMs: 
       }
     });
   }
-  return pool.acquire().promise.then((conn) => new Promise<unknown>((resolve, reject) => {
-    const connection = conn as MysqlConnection;
-    let held = true;
+  return pool.acquire().promise.then((conn) => {
+    announce(db, sql, bindings, conn);
+    return executeOn(conn as MysqlConnection, sql, bindings, timeoutMs, asTable, () => pool.release(conn));
+  });
+}
+
+/**
+ * One statement on a MySQL connection the caller holds. Whichever comes first, the server's
+ * answer or the deadline, settles it; `settled` runs then, once, before the promise does.
+ */
+function executeOn(connection: MysqlConnection, sql: string, bindings: readonly unknown[], timeoutMs: number | undefined, asTable: boolean, settled: () => void): Promise<unknown> {
+  return new Promise<unknown>((resolve, reject) => {
+    let pending = true;
     let deadline: Deadline | undefined;
-    // Whichever comes first, the server's answer or the deadline, settles the request; the other is dropped.
     const finish = (err: Error | null, rows?: unknown, fields?: readonly { readonly name: string }[]) => {
-      if (!held) return;
-      held = false;
+      if (!pending) return;
+      pending = false;
       if (deadline !== undefined) cancel(deadline);
-      pool.release(conn);
+      settled();
       if (err) reject(err);
       else resolve(asTable ? tableOf(rows as readonly Row[], fields ?? []) : rows);
     };
@@ -163,7 +178,7 @@ function select(db: Knex, sql: string, bindings: readonly unknown[], timeoutMs: 
     // state), and a deadline armed after that would outlive the release.
     if (timeoutMs) {
       deadline = watch(timeoutMs + timeoutGraceMs, () => {
-        if (!held) return;
+        if (!pending) return;
         // mysql2's destroy() only half-closes (end()); a hung server would keep the socket.
         connection.destroy();
         connection.stream.destroy();
@@ -176,5 +191,54 @@ function select(db: Knex, sql: string, bindings: readonly unknown[], timeoutMs: 
       // mysql2 refuses some values before sending anything (undefined, a function).
       finish(err as Error);
     }
-  }));
+  });
+}
+
+/** Runs a SELECT of a request's statements (selectTogether). */
+export type SelectOn = (sql: string, bindings: readonly unknown[]) => Promise<Table>;
+
+/**
+ * The statements `work` asks for, on one connection of `db`'s pool (design.md §8). On MySQL
+ * the connection runs them one after another, in the order they were asked, and goes back to
+ * the pool once `work` has settled and so has every statement it asked for: a statement left
+ * queued behind a failed one never travels with the connection to another request. On SQLite
+ * each reads as selectTable does (the read path's own connection, synchronously).
+ */
+export function selectTogether<T>(db: Knex, timeoutMs: number | undefined, work: (select: SelectOn) => Promise<T>): Promise<T> {
+  if (dialectOf(db) === 'sqlite') {
+    try {
+      return work((sql, bindings) => selectTable(db, sql, bindings, timeoutMs));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+  const pool = (db.client as { pool: TarnPool }).pool;
+  return pool.acquire().promise.then((conn) => {
+    let inFlight = 1; // work itself, until it settles
+    const done = () => {
+      if (--inFlight === 0) pool.release(conn);
+    };
+    const selectOn: SelectOn = (sql, bindings) => {
+      inFlight++;
+      announce(db, sql, bindings, conn);
+      return executeOn(conn as MysqlConnection, sql, bindings, timeoutMs, true, done) as Promise<Table>;
+    };
+    let answer: Promise<T>;
+    try {
+      answer = work(selectOn);
+    } catch (err) {
+      done();
+      throw err;
+    }
+    return answer.then(
+      (value) => {
+        done();
+        return value;
+      },
+      (err: unknown) => {
+        done();
+        throw err;
+      },
+    );
+  });
 }

@@ -2,7 +2,7 @@
 // shapes the response: {offset, total?, estimatedTotal?, results, next?, meta?}. Driver failures come back as a
 // Result, translated by db/driver-errors.ts; nothing is thrown out of here.
 import type { Knex } from 'knex';
-import { firstCell, selectTable, type Table } from '../db/select.js';
+import { firstCell, selectTable, selectTogether, type SelectOn, type Table } from '../db/select.js';
 import { statementCacheOf } from './statements.js';
 import { fail, ok, type Result } from '../errors/api-error.js';
 import type { EngineContext } from './engine-context.js';
@@ -53,46 +53,54 @@ function pageOf(table: Table, plan: QueryPlan, rendered: RenderedQuery, key: Buf
 }
 
 export async function execute(db: Knex, rendered: RenderedQuery, plan: QueryPlan, ctx: EngineContext): Promise<Result<QueryResponse>> {
+  try {
+    // Most requests have the page alone: one statement, on a connection of its own.
+    if (rendered.page.length <= 1 && rendered.summary === undefined && rendered.aggregates.length === 0 && rendered.estimate === undefined) {
+      const parts = rendered.page[0];
+      const statement = parts && statementCacheOf(db).statement(parts);
+      const table = statement ? await selectTable(db, statement.sql, statement.bindings, ctx.queryTimeoutMs) : noRows;
+      const { results, next } = pageOf(table, plan, rendered, ctx.cursorKey);
+      return ok(next === undefined ? { offset: plan.paging.skip, results } : { offset: plan.paging.skip, results, next });
+    }
+    return ok(await selectTogether(db, ctx.queryTimeoutMs, (select) => gathered(db, select, rendered, plan, ctx)));
+  } catch (err) {
+    return fail(translateDbError(err));
+  }
+}
+
+/** The answer of a request of several statements, all on the connection of `select` (design.md §8). */
+async function gathered(db: Knex, select: SelectOn, rendered: RenderedQuery, plan: QueryPlan, ctx: EngineContext): Promise<QueryResponse> {
   const statements = statementCacheOf(db);
   // Not async: the driver's promise is handed on as it is, one promise fewer per statement.
   const run: Run = (parts) => {
     if (parts === undefined) return Promise.resolve(noRows);
     const { sql, bindings } = statements.statement(parts);
-    return selectTable(db, sql, bindings, ctx.queryTimeoutMs);
+    return select(sql, bindings);
   };
   const explain = (parts: SelectParts): Promise<Table> => {
     const { sql, bindings } = statements.statement(parts);
-    return selectTable(db, `EXPLAIN ${sql}`, bindings, ctx.queryTimeoutMs);
+    return select(`EXPLAIN ${sql}`, bindings);
   };
-  try {
-    // Most requests have the page alone: one statement, nothing to gather.
-    if (rendered.summary === undefined && rendered.aggregates.length === 0 && rendered.estimate === undefined) {
-      const { results, next } = pageOf(await pageRows(rendered.page, run), plan, rendered, ctx.cursorKey);
-      return ok(next === undefined ? { offset: plan.paging.skip, results } : { offset: plan.paging.skip, results, next });
-    }
-    // Independent statements: on MySQL they run on pooled connections side by side.
-    const [page, summary, estimate, ...picks] = await Promise.all([
-      pageRows(rendered.page, run),
-      run(rendered.summary),
-      rendered.estimate && estimateOf(rendered.estimate, run, explain, ctx.estimateExactUpTo),
-      ...rendered.aggregates.map((a) => (a.source.kind === 'pick' ? run(a.source.query) : Promise.resolve(noRows))),
-    ]);
-    let meta: Record<string, string> | undefined;
-    rendered.aggregates.forEach(({ aggregate, source }, i) => {
-      const values = source.kind === 'summary' ? source.aliases.map((a) => firstCell(summary, a)) : [firstCell(picks[i], source.column)];
-      const text = metaFormatters[aggregate.fn](values, aggregate.field);
-      if (text !== undefined) (meta ??= {})[aggregate.key] = text;
-    });
-    const { results, next } = pageOf(page, plan, rendered, ctx.cursorKey);
-    return ok({
-      offset: plan.paging.skip,
-      ...(plan.total ? { total: Number(firstCell(summary, 'total') ?? 0) } : {}),
-      ...estimate,
-      results,
-      ...(next === undefined ? {} : { next }),
-      ...(meta ? { meta } : {}),
-    });
-  } catch (err) {
-    return fail(translateDbError(err));
-  }
+  // Asked all at once, so that MySQL's connection has the next statement as soon as it answers one.
+  const [page, summary, estimate, ...picks] = await Promise.all([
+    pageRows(rendered.page, run),
+    run(rendered.summary),
+    rendered.estimate && estimateOf(rendered.estimate, run, explain, ctx.estimateExactUpTo),
+    ...rendered.aggregates.map((a) => (a.source.kind === 'pick' ? run(a.source.query) : Promise.resolve(noRows))),
+  ]);
+  let meta: Record<string, string> | undefined;
+  rendered.aggregates.forEach(({ aggregate, source }, i) => {
+    const values = source.kind === 'summary' ? source.aliases.map((a) => firstCell(summary, a)) : [firstCell(picks[i], source.column)];
+    const text = metaFormatters[aggregate.fn](values, aggregate.field);
+    if (text !== undefined) (meta ??= {})[aggregate.key] = text;
+  });
+  const { results, next } = pageOf(page, plan, rendered, ctx.cursorKey);
+  return {
+    offset: plan.paging.skip,
+    ...(plan.total ? { total: Number(firstCell(summary, 'total') ?? 0) } : {}),
+    ...estimate,
+    results,
+    ...(next === undefined ? {} : { next }),
+    ...(meta ? { meta } : {}),
+  };
 }
