@@ -199,10 +199,11 @@ export type SelectOn = (sql: string, bindings: readonly unknown[]) => Promise<Ta
 
 /**
  * The statements `work` asks for, on one connection of `db`'s pool (design.md §8). On MySQL
- * the connection runs them one after another, in the order they were asked, and goes back to
- * the pool once `work` has settled and so has every statement it asked for: a statement left
- * queued behind a failed one never travels with the connection to another request. On SQLite
- * each reads as selectTable does (the read path's own connection, synchronously).
+ * each is sent once the one before it has settled, in the order they were asked, so its
+ * deadline runs from when the server gets it; the connection goes back to the pool once
+ * `work` has settled and so has every statement it asked for: a statement left waiting
+ * behind a failed one never travels with the connection to another request. On SQLite each
+ * reads as selectTable does (the read path's own connection, synchronously).
  */
 export function selectTogether<T>(db: Knex, timeoutMs: number | undefined, work: (select: SelectOn) => Promise<T>): Promise<T> {
   if (dialectOf(db) === 'sqlite') {
@@ -218,10 +219,18 @@ export function selectTogether<T>(db: Knex, timeoutMs: number | undefined, work:
     const done = () => {
       if (--inFlight === 0) pool.release(conn);
     };
+    // The last statement asked, settled or not: the next one waits for it.
+    let last: Promise<unknown> = Promise.resolve();
+    const send = (sql: string, bindings: readonly unknown[]) => () => {
+      announce(db, sql, bindings, conn);
+      return executeOn(conn as MysqlConnection, sql, bindings, timeoutMs, true, done);
+    };
     const selectOn: SelectOn = (sql, bindings) => {
       inFlight++;
-      announce(db, sql, bindings, conn);
-      return executeOn(conn as MysqlConnection, sql, bindings, timeoutMs, true, done) as Promise<Table>;
+      const next = send(sql, bindings);
+      const table = last.then(next, next) as Promise<Table>;
+      last = table;
+      return table;
     };
     let answer: Promise<T>;
     try {

@@ -68,6 +68,16 @@ forEachDialect('a query on one connection', (dialect) => {
     expect(Number((await selectTable(db, 'select COUNT(*) AS n from soggetto_recapito', [])).rows[0]![0])).to.equal(30);
   });
 
+  it("times each statement from when it is sent, not from when it was asked behind the others", async function () {
+    if (dialect !== 'mysql') this.skip();
+    this.timeout(10000);
+    // A limit of 1 s gives each statement 2 s (the grace second): three sleeps of 0.8 s take
+    // 2.4 s together, and each is within its own limit.
+    const sleeps = await selectTogether(db, 1000, (select) => Promise.all([0, 1, 2].map((i) => select(`select SLEEP(0.8) AS s${i}`, []))));
+    expect(sleeps.map((t) => t.columns)).to.deep.equal([['s0'], ['s1'], ['s2']]);
+    expect(used(db)).to.equal(0);
+  });
+
   it('gives the connection back when the work throws before asking anything', async () => {
     const err = await selectTogether(db, 5000, () => {
       throw new Error('refused');
