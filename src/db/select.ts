@@ -221,14 +221,13 @@ export function selectTogether<T>(db: Knex, timeoutMs: number | undefined, work:
     };
     // The last statement asked, settled or not: the next one waits for it.
     let last: Promise<unknown> = Promise.resolve();
-    const send = (sql: string, bindings: readonly unknown[]) => () => {
-      announce(db, sql, bindings, conn);
-      return executeOn(conn as MysqlConnection, sql, bindings, timeoutMs, true, done);
-    };
     const selectOn: SelectOn = (sql, bindings) => {
       inFlight++;
-      const next = send(sql, bindings);
-      const table = last.then(next, next) as Promise<Table>;
+      const send = () => {
+        announce(db, sql, bindings, conn);
+        return executeOn(conn as MysqlConnection, sql, bindings, timeoutMs, true, done);
+      };
+      const table = last.then(send, send) as Promise<Table>;
       last = table;
       return table;
     };

@@ -52,14 +52,23 @@ function pageOf(table: Table, plan: QueryPlan, rendered: RenderedQuery, key: Buf
   return { results, next: encodeCursor(values, queryBinding(plan.dto, plan.conditions, plan.order), key) };
 }
 
+/** Runs SELECT parts through `select`, as the statement cache renders them; no parts, no rows. */
+function runner(db: Knex, select: SelectOn): Run {
+  const statements = statementCacheOf(db);
+  // Not async: the driver's promise is handed on as it is, one promise fewer per statement.
+  return (parts) => {
+    if (parts === undefined) return Promise.resolve(noRows);
+    const { sql, bindings } = statements.statement(parts);
+    return select(sql, bindings);
+  };
+}
+
 export async function execute(db: Knex, rendered: RenderedQuery, plan: QueryPlan, ctx: EngineContext): Promise<Result<QueryResponse>> {
   try {
     // Most requests have the page alone: one statement, on a connection of its own.
     if (rendered.page.length <= 1 && rendered.summary === undefined && rendered.aggregates.length === 0 && rendered.estimate === undefined) {
-      const parts = rendered.page[0];
-      const statement = parts && statementCacheOf(db).statement(parts);
-      const table = statement ? await selectTable(db, statement.sql, statement.bindings, ctx.queryTimeoutMs) : noRows;
-      const { results, next } = pageOf(table, plan, rendered, ctx.cursorKey);
+      const run = runner(db, (sql, bindings) => selectTable(db, sql, bindings, ctx.queryTimeoutMs));
+      const { results, next } = pageOf(await run(rendered.page[0]), plan, rendered, ctx.cursorKey);
       return ok(next === undefined ? { offset: plan.paging.skip, results } : { offset: plan.paging.skip, results, next });
     }
     return ok(await selectTogether(db, ctx.queryTimeoutMs, (select) => gathered(db, select, rendered, plan, ctx)));
@@ -70,17 +79,8 @@ export async function execute(db: Knex, rendered: RenderedQuery, plan: QueryPlan
 
 /** The answer of a request of several statements, all on the connection of `select` (design.md §8). */
 async function gathered(db: Knex, select: SelectOn, rendered: RenderedQuery, plan: QueryPlan, ctx: EngineContext): Promise<QueryResponse> {
-  const statements = statementCacheOf(db);
-  // Not async: the driver's promise is handed on as it is, one promise fewer per statement.
-  const run: Run = (parts) => {
-    if (parts === undefined) return Promise.resolve(noRows);
-    const { sql, bindings } = statements.statement(parts);
-    return select(sql, bindings);
-  };
-  const explain = (parts: SelectParts): Promise<Table> => {
-    const { sql, bindings } = statements.statement(parts);
-    return select(`EXPLAIN ${sql}`, bindings);
-  };
+  const run = runner(db, select);
+  const explain = runner(db, (sql, bindings) => select(`EXPLAIN ${sql}`, bindings));
   // Asked all at once, so that MySQL's connection has the next statement as soon as it answers one.
   const [page, summary, estimate, ...picks] = await Promise.all([
     pageRows(rendered.page, run),
