@@ -3,21 +3,24 @@
 import mysql from 'mysql2/promise';
 import { closedLoop } from './load.mjs';
 import { indexedKind, mixSequence } from './mix.mjs';
-import { startRecord, stop } from './processes.mjs';
+import { settled, startRecord, stop } from './processes.mjs';
 import { connectionOf, seedSqlite } from './seed.mjs';
 import { timeShapes } from './scale-queries.mjs';
 import { out, opts, seconds, warmup, scaleSizes, log, ratio, median, tokens, startService, appRoot } from './context.mjs';
 
 /**
  * p50 of one indexed lookup, one request at a time, at each table size: a service per
- * database (started one after the other, each start timed), then windows alternating
- * between them, so that other work on the machine falls on all three alike.
+ * database (started one after the other, each start timed once the one before has
+ * settled), then windows alternating between them, so that other work on the machine falls
+ * on all three alike.
  */
 export async function scale(urls, results) {
   const services = [];
   for (const size of scaleSizes) {
     const service = await startService(urls[size.label], `service-${size.label}`);
     results.startup.push(startRecord(`scale ${size.label}`, service));
+    // The next start is timed alone, not beside this one's background work.
+    await settled(service.child.pid);
     services.push({ size, service, url: `http://127.0.0.1:${service.port}`, kinds: indexedKind(size), windows: [] });
   }
   try {

@@ -111,6 +111,23 @@ export function cpuSeconds(pid) {
   }
 }
 
+/**
+ * Resolves once `pid` has used no CPU for `quietMs` (or after `withinMs`): a service compiles
+ * its remaining request validators in the background a second after it is ready, about 0.7 s
+ * of CPU, and a start timed meanwhile on the same two cores measures both.
+ */
+export async function settled(pid, quietMs = 500, withinMs = 10_000) {
+  const deadline = performance.now() + withinMs;
+  let last = cpuSeconds(pid);
+  let quietSince = performance.now();
+  while (performance.now() < deadline && performance.now() - quietSince < quietMs) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const now = cpuSeconds(pid);
+    if (now - last > 0.01) quietSince = performance.now();
+    last = now;
+  }
+}
+
 /** MB a process has read from the storage device so far (page-cache hits excluded). */
 export function storageReadMb(pid) {
   try {
