@@ -114,9 +114,10 @@ export function cpuSeconds(pid) {
 /**
  * Resolves once `pid` has used no CPU for `quietMs` (or after `withinMs`): a service compiles
  * its remaining request validators in the background a second after it is ready, about 0.7 s
- * of CPU, and a start timed meanwhile on the same two cores measures both.
+ * of CPU, and a start timed meanwhile on the same two cores measures both. The quiet spell
+ * outlasts that second, so the compile cannot begin after the wait has ended.
  */
-export async function settled(pid, quietMs = 500, withinMs = 10_000) {
+export async function settled(pid, quietMs = 1500, withinMs = 10_000) {
   const deadline = performance.now() + withinMs;
   let last = cpuSeconds(pid);
   let quietSince = performance.now();
