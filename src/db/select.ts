@@ -68,32 +68,46 @@ function sqliteStatement(conn: Database.Database, sql: string): Database.Stateme
 // As knex's better-sqlite3 client binds them: Dates as epoch milliseconds, booleans as 0/1.
 const sqliteValue = (v: unknown): unknown => (v instanceof Date ? v.valueOf() : typeof v === 'boolean' ? Number(v) : v);
 
-/** A SELECT's answer as the page path reads it: column names once, each row an array of cells. */
+/** A row as a driver gives it: an array of cells (better-sqlite3's raw mode) or an object keyed by column (mysql2). */
+export type Cells = readonly unknown[] | Readonly<Record<string, unknown>>;
+
+/** The cell at `key` (a Table key) of a row. */
+export const cellOf = (row: Cells, key: number | string): unknown => (row as Readonly<Record<number | string, unknown>>)[key];
+
+/**
+ * A SELECT's answer as the page path reads it: column names once, and where each column's
+ * cell sits in a row (`keys`): its index on SQLite, its name on MySQL. Each driver's rows
+ * are kept as it built them, so no row is copied into another shape.
+ */
 export interface Table {
   readonly columns: readonly string[];
-  readonly rows: readonly (readonly unknown[])[];
+  readonly keys: readonly (number | string)[];
+  readonly rows: readonly Cells[];
 }
 
 /** The first row's cell of `column`, as counts, aggregates and plans are read. */
-export const firstCell = (table: Table | undefined, column: string): unknown => table?.rows[0]?.[table.columns.indexOf(column)];
+export function firstCell(table: Table | undefined, column: string): unknown {
+  if (table === undefined) return undefined;
+  const i = table.columns.indexOf(column);
+  const row = table.rows[0];
+  return i < 0 || row === undefined ? undefined : cellOf(row, table.keys[i]!);
+}
 
-/** Column names per prepared SQLite statement: better-sqlite3 builds a fresh description on every call. */
-const sqliteColumns = new WeakMap<Database.Statement, readonly string[]>();
-function columnsOf(statement: Database.Statement): readonly string[] {
+/** Column names and positions per prepared SQLite statement: better-sqlite3 builds a fresh description on every call. */
+const sqliteColumns = new WeakMap<Database.Statement, Pick<Table, 'columns' | 'keys'>>();
+function columnsOf(statement: Database.Statement): Pick<Table, 'columns' | 'keys'> {
   let columns = sqliteColumns.get(statement);
-  if (columns === undefined) sqliteColumns.set(statement, (columns = statement.columns().map((c) => c.name)));
+  if (columns === undefined) {
+    const names = statement.columns().map((c) => c.name);
+    sqliteColumns.set(statement, (columns = { columns: names, keys: names.map((_, i) => i) }));
+  }
   return columns;
 }
 
-/**
- * mysql2's rows as a Table. Its own rowsAsArray option would build the arrays directly, but it
- * takes the options-object form of execute(), which costs 10-15 µs of CPU more per statement
- * than the text form; reading the cells out of the
- * objects costs about 1 µs on a page.
- */
-function tableOf(rows: readonly Row[], fields: readonly { readonly name: string }[]): Table {
+/** mysql2's rows as a Table: each row stays the object the driver built, read by column name. */
+function tableOf(rows: readonly Cells[], fields: readonly { readonly name: string }[]): Table {
   const columns = fields.map((f) => f.name);
-  return { columns, rows: rows.map((row) => columns.map((c) => row[c])) };
+  return { columns, keys: columns, rows };
 }
 
 /**
@@ -133,8 +147,10 @@ function select(db: Knex, sql: string, bindings: readonly unknown[], timeoutMs: 
     const all = (conn: Database.Database): unknown => {
       announce(db, sql, bindings, conn);
       const statement = sqliteStatement(conn, sql).raw(asTable);
-      const rows = statement.all(bindings.map(sqliteValue)) as unknown[];
-      return asTable ? { columns: columnsOf(statement), rows } : rows;
+      const rows = statement.all(bindings.map(sqliteValue)) as Cells[];
+      if (!asTable) return rows;
+      const { columns, keys } = columnsOf(statement);
+      return { columns, keys, rows };
     };
     const reader = sqliteReaderOf(db);
     if (reader !== undefined) {
@@ -172,7 +188,7 @@ function executeOn(connection: MysqlConnection, sql: string, bindings: readonly 
       if (deadline !== undefined) cancel(deadline);
       settled();
       if (err) reject(err);
-      else resolve(asTable ? tableOf(rows as readonly Row[], fields ?? []) : rows);
+      else resolve(asTable ? tableOf(rows as readonly Cells[], fields ?? []) : rows);
     };
     // Armed before the call: mysql2 may call back synchronously (a connection in closed
     // state), and a deadline armed after that would outlive the release.

@@ -2,7 +2,7 @@
 // shapes the response: {offset, total?, estimatedTotal?, results, next?, meta?}. Driver failures come back as a
 // Result, translated by db/driver-errors.ts; nothing is thrown out of here.
 import type { Knex } from 'knex';
-import { firstCell, selectTable, selectTogether, type SelectOn, type Table } from '../db/select.js';
+import { cellOf, firstCell, selectTable, selectTogether, type Cells, type SelectOn, type Table } from '../db/select.js';
 import { statementCacheOf } from './statements.js';
 import { fail, ok, type Result } from '../errors/api-error.js';
 import type { EngineContext } from './engine-context.js';
@@ -10,14 +10,14 @@ import { encodeCursor } from './cursor.js';
 import { queryBinding } from './plan-after.js';
 import { estimateOf } from './estimate.js';
 import type { QueryRecord, QueryResponse } from './records.js';
-import { cursorValue, metaFormatters, positionsOf, recordOf } from './format-values.js';
+import { cursorValue, keysOf, metaFormatters, recordOf } from './format-values.js';
 import type { QueryPlan } from './plan-types.js';
 import { translateDbError } from '../db/driver-errors.js';
 import type { RenderedQuery, SelectParts } from './select-parts.js';
 
 export type { QueryResponse } from './records.js';
 
-const noRows: Table = { columns: [], rows: [] };
+const noRows: Table = { columns: [], keys: [], rows: [] };
 
 type Run = (parts: SelectParts | undefined) => Promise<Table>;
 
@@ -31,24 +31,24 @@ function pageRows(page: readonly SelectParts[], run: Run): Promise<Table> {
 
 async function groupedRows(page: readonly SelectParts[], run: Run): Promise<Table> {
   let table: Table | undefined;
-  const rows: (readonly unknown[])[] = [];
+  const rows: Cells[] = [];
   for (const parts of page) {
     const want = parts.limit! - rows.length;
     if (want <= 0) break;
     table = await run({ ...parts, limit: want });
     rows.push(...table.rows);
   }
-  return { columns: table!.columns, rows };
+  return { columns: table!.columns, keys: table!.keys, rows };
 }
 
 /** The records of a page (Take rows at most) and, when a row lies past them, the cursor that follows the last. */
 function pageOf(table: Table, plan: QueryPlan, rendered: RenderedQuery, key: Buffer): { results: QueryRecord[]; next?: string } {
-  const positions = positionsOf(table.columns, plan.projection);
+  const keys = keysOf(table, plan.projection);
   const shown = table.rows.length > plan.paging.take ? table.rows.slice(0, plan.paging.take) : table.rows;
-  const results = shown.map((row) => recordOf(row, plan.projection, positions));
+  const results = shown.map((row) => recordOf(row, plan.projection, keys));
   if (shown.length === table.rows.length || shown.length === 0) return { results };
   const last = shown.at(-1)!;
-  const values = rendered.cursorColumns.map((c) => cursorValue(last[table.columns.indexOf(c)]));
+  const values = rendered.cursorColumns.map((c) => cursorValue(cellOf(last, table.keys[table.columns.indexOf(c)]!)));
   return { results, next: encodeCursor(values, queryBinding(plan.dto, plan.conditions, plan.order), key) };
 }
 

@@ -1,6 +1,7 @@
 // Database values -> response values. Drivers differ (mysql2 gives BIGINT and DECIMAL as
 // strings with bigNumberStrings, TINYINT(1) as 0/1; better-sqlite3 gives numbers), so
 // each family is normalised here: records get numbers and true/false, meta gets strings.
+import { cellOf, type Cells, type Table } from '../db/select.js';
 import type { Family, FieldSpec } from './catalog-types.js';
 import type { AggregateFn } from './plan-types.js';
 import type { FamilyValues, QueryRecord } from './records.js';
@@ -13,20 +14,23 @@ const recordValue: { readonly [F in Family]: (v: unknown) => FamilyValues[F] } =
   boolean: (v) => Number(v) !== 0,
 };
 
-/** Where each projected field's column sits in a statement's rows; -1 where it is absent. */
-export function positionsOf(columns: readonly string[], projection: readonly FieldSpec[]): number[] {
-  return projection.map((f) => columns.indexOf(f.column));
+/** Where each projected field's cell sits in a table's rows (its Table key); -1, which no row holds, where it is absent. */
+export function keysOf(table: Table, projection: readonly FieldSpec[]): (number | string)[] {
+  return projection.map((f) => {
+    const i = table.columns.indexOf(f.column);
+    return i < 0 ? -1 : table.keys[i]!;
+  });
 }
 
 /**
- * A row (its cells in statement order) -> a record with camelCase properties; NULL columns
- * are left out (design.md §1). `positions` is positionsOf the statement's columns.
+ * A row -> a record with camelCase properties; NULL columns are left out (design.md §1).
+ * `keys` is keysOf the row's table.
  */
-export function recordOf(row: readonly unknown[], projection: readonly FieldSpec[], positions: readonly number[]): QueryRecord {
+export function recordOf(row: Cells, projection: readonly FieldSpec[], keys: readonly (number | string)[]): QueryRecord {
   const record: Record<string, FamilyValues[Family]> = {};
   for (let i = 0; i < projection.length; i++) {
     const f = projection[i]!;
-    const v = row[positions[i]!];
+    const v = cellOf(row, keys[i]!);
     if (v === null || v === undefined) continue;
     // The drivers mostly deliver the family's own type already (INT as a number, text as a
     // string): then there is nothing to convert, and this runs for every cell of a page.

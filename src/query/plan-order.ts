@@ -7,9 +7,17 @@ import type { OrderTerm } from './plan-types.js';
 import { commaList, invalid } from './plan-values.js';
 import type { QueryRequest } from './request.js';
 
+/** Each DTO's fields by lower-case name, built once: a lookup then lower-cases only the name asked for. */
+const fieldsByName = new WeakMap<QueryDtoSpec, ReadonlyMap<string, FieldSpec>>();
+
 export function fieldByName(dto: QueryDtoSpec, name: string): FieldSpec | undefined {
-  const lower = name.toLowerCase();
-  return dto.fields.find((f) => f.name.toLowerCase() === lower);
+  let fields = fieldsByName.get(dto);
+  if (fields === undefined) {
+    const byName = new Map<string, FieldSpec>();
+    for (const f of dto.fields) if (!byName.has(f.name.toLowerCase())) byName.set(f.name.toLowerCase(), f);
+    fieldsByName.set(dto, (fields = byName));
+  }
+  return fields.get(name.toLowerCase());
 }
 
 type Term = { readonly field: FieldSpec; readonly desc: boolean };

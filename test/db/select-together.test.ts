@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { connect } from '../../src/db/connect.js';
-import { selectTable, selectTogether } from '../../src/db/select.js';
+import { firstCell, selectTable, selectTogether } from '../../src/db/select.js';
 import { runQuery } from '../../src/query/run-query.js';
 import { createTestDb, type TestDb } from '../support/db.js';
 import { forEachDialect } from '../support/dialects.js';
@@ -65,7 +65,7 @@ forEachDialect('a query on one connection', (dialect) => {
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(settled).to.equal(true);
     expect(used(db)).to.equal(0);
-    expect(Number((await selectTable(db, 'select COUNT(*) AS n from soggetto_recapito', [])).rows[0]![0])).to.equal(30);
+    expect(Number(firstCell(await selectTable(db, 'select COUNT(*) AS n from soggetto_recapito', []), 'n'))).to.equal(30);
   });
 
   it("times each statement from when it is sent, not from when it was asked behind the others", async function () {

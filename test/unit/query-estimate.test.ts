@@ -40,22 +40,22 @@ async function estimate(engine: EngineEstimate | undefined, answers: Answers) {
   const run = async (parts: SelectParts): Promise<Table> => {
     if (parts === capped) {
       ran.push('count');
-      return { columns: ['n'], rows: [[answers.counted]] };
+      return { columns: ['n'], keys: [0], rows: [[answers.counted]] };
     }
     if (parts === lowest || parts === highest) {
       ran.push('ends');
-      return { columns: ['id'], rows: answers.ends ? [[answers.ends[parts === lowest ? 0 : 1]]] : [] };
+      return { columns: ['id'], keys: [0], rows: answers.ends ? [[answers.ends[parts === lowest ? 0 : 1]]] : [] };
     }
     if (parts === sampleRun) {
       ran.push('sample');
-      return { columns: ['n'], rows: [[answers.matches]] };
+      return { columns: ['n'], keys: [0], rows: [[answers.matches]] };
     }
     ran.push('stat');
-    return { columns: ['stat'], rows: [[answers.stat]] };
+    return { columns: ['stat'], keys: [0], rows: [[answers.stat]] };
   };
   const explain = async (): Promise<Table> => {
     ran.push('explain');
-    return { columns: ['id', 'key', 'rows'], rows: [[1, answers.key ?? null, answers.rows]] };
+    return { columns: ['id', 'key', 'rows'], keys: [0, 1, 2], rows: [[1, answers.key ?? null, answers.rows]] };
   };
   const parts: EstimateParts = { capped, engine, sample: answers.ends === undefined ? undefined : sample };
   const answer = await estimateOf(parts, run, explain, limit);

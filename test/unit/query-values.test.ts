@@ -1,7 +1,7 @@
 // Small pure pieces of the engine: LIKE escaping, AVG formatting, meta values, driver
 // error translation, and the test DTO builder against the generated catalog.
 import { expect } from 'chai';
-import { formatAverage, metaFormatters, positionsOf, recordOf } from '../../src/query/format-values.js';
+import { formatAverage, keysOf, metaFormatters, recordOf } from '../../src/query/format-values.js';
 import { endsWithLoneEscape, escapeLike } from '../../src/query/like.js';
 import { translateDbError } from '../../src/db/driver-errors.js';
 import { prefixUpperBound } from '../../src/query/sql-dialect.js';
@@ -60,12 +60,20 @@ describe('query values', () => {
     });
   }
 
-  it('records: camelCase, numbers, booleans, NULLs left out', () => {
-    // Cells in the statement's own column order, which need not be the DTO's; a column the statement lacks is left out.
-    const columns = ['ordine_vista', 'is_disattiva', 'id', 'descrizione', 'tipo_caratteristica_sezione_id'];
-    const row = [0, 1, '3', null, 2];
-    const positions = positionsOf(columns, cg.fields);
-    expect(recordOf(row, cg.fields, positions)).to.deep.equal({ id: 3, tipoCaratteristicaSezioneId: 2, isDisattiva: true, ordineVista: 0 });
+  // Cells in the statement's own column order, which need not be the DTO's; a column the statement lacks is left out.
+  const columns = ['ordine_vista', 'is_disattiva', 'id', 'descrizione', 'tipo_caratteristica_sezione_id'];
+  const cells = [0, 1, '3', null, 2];
+  const want = { id: 3, tipoCaratteristicaSezioneId: 2, isDisattiva: true, ordineVista: 0 };
+
+  it('records: camelCase, numbers, booleans, NULLs left out, from rows of cells (SQLite)', () => {
+    const table = { columns, keys: columns.map((_, i) => i), rows: [cells] };
+    expect(recordOf(cells, cg.fields, keysOf(table, cg.fields))).to.deep.equal(want);
+  });
+
+  it('records: the same from rows keyed by column (MySQL)', () => {
+    const row = Object.fromEntries(columns.map((c, i) => [c, cells[i]]));
+    const table = { columns, keys: columns, rows: [row] };
+    expect(recordOf(row, cg.fields, keysOf(table, cg.fields))).to.deep.equal(want);
   });
 
   it('meta: DECIMAL strings from MySQL, booleans, missing values', () => {
