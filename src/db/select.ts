@@ -85,12 +85,16 @@ export interface Table {
   readonly rows: readonly Cells[];
 }
 
+/** The key of `column` in a table's rows; -1, which no row holds, when the table lacks it. */
+export function keyOf(table: Table, column: string): number | string {
+  const i = table.columns.indexOf(column);
+  return i < 0 ? -1 : table.keys[i]!;
+}
+
 /** The first row's cell of `column`, as counts, aggregates and plans are read. */
 export function firstCell(table: Table | undefined, column: string): unknown {
-  if (table === undefined) return undefined;
-  const i = table.columns.indexOf(column);
-  const row = table.rows[0];
-  return i < 0 || row === undefined ? undefined : cellOf(row, table.keys[i]!);
+  const row = table?.rows[0];
+  return row === undefined ? undefined : cellOf(row, keyOf(table!, column));
 }
 
 /** Column names and positions per prepared SQLite statement: better-sqlite3 builds a fresh description on every call. */

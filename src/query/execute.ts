@@ -2,7 +2,7 @@
 // shapes the response: {offset, total?, estimatedTotal?, results, next?, meta?}. Driver failures come back as a
 // Result, translated by db/driver-errors.ts; nothing is thrown out of here.
 import type { Knex } from 'knex';
-import { cellOf, firstCell, selectTable, selectTogether, type Cells, type SelectOn, type Table } from '../db/select.js';
+import { cellOf, firstCell, keyOf, selectTable, selectTogether, type Cells, type SelectOn, type Table } from '../db/select.js';
 import { statementCacheOf } from './statements.js';
 import { fail, ok, type Result } from '../errors/api-error.js';
 import type { EngineContext } from './engine-context.js';
@@ -48,7 +48,7 @@ function pageOf(table: Table, plan: QueryPlan, rendered: RenderedQuery, key: Buf
   const results = shown.map((row) => recordOf(row, plan.projection, keys));
   if (shown.length === table.rows.length || shown.length === 0) return { results };
   const last = shown.at(-1)!;
-  const values = rendered.cursorColumns.map((c) => cursorValue(cellOf(last, table.keys[table.columns.indexOf(c)]!)));
+  const values = rendered.cursorColumns.map((c) => cursorValue(cellOf(last, keyOf(table, c))));
   return { results, next: encodeCursor(values, queryBinding(plan.dto, plan.conditions, plan.order), key) };
 }
 

@@ -1,7 +1,7 @@
 // Database values -> response values. Drivers differ (mysql2 gives BIGINT and DECIMAL as
 // strings with bigNumberStrings, TINYINT(1) as 0/1; better-sqlite3 gives numbers), so
 // each family is normalised here: records get numbers and true/false, meta gets strings.
-import { cellOf, type Cells, type Table } from '../db/select.js';
+import { cellOf, keyOf, type Cells, type Table } from '../db/select.js';
 import type { Family, FieldSpec } from './catalog-types.js';
 import type { AggregateFn } from './plan-types.js';
 import type { FamilyValues, QueryRecord } from './records.js';
@@ -14,12 +14,9 @@ const recordValue: { readonly [F in Family]: (v: unknown) => FamilyValues[F] } =
   boolean: (v) => Number(v) !== 0,
 };
 
-/** Where each projected field's cell sits in a table's rows (its Table key); -1, which no row holds, where it is absent. */
+/** Where each projected field's cell sits in a table's rows (keyOf its column). */
 export function keysOf(table: Table, projection: readonly FieldSpec[]): (number | string)[] {
-  return projection.map((f) => {
-    const i = table.columns.indexOf(f.column);
-    return i < 0 ? -1 : table.keys[i]!;
-  });
+  return projection.map((f) => keyOf(table, f.column));
 }
 
 /**

@@ -14,7 +14,8 @@ export function fieldByName(dto: QueryDtoSpec, name: string): FieldSpec | undefi
   let fields = fieldsByName.get(dto);
   if (fields === undefined) {
     const byName = new Map<string, FieldSpec>();
-    for (const f of dto.fields) if (!byName.has(f.name.toLowerCase())) byName.set(f.name.toLowerCase(), f);
+    // The first field of a name wins, as a search of the list would find it.
+    for (const f of [...dto.fields].reverse()) byName.set(f.name.toLowerCase(), f);
     fieldsByName.set(dto, (fields = byName));
   }
   return fields.get(name.toLowerCase());
