@@ -130,6 +130,7 @@ export async function startService(databaseUrl, name, extra = {}, nodeOptions = 
     logFile: new URL(`${name}.log`, out).pathname,
     port,
     nodeOptions: [...deployedNodeFlags, ...nodeOptions],
+    warm: ['dist/', 'generated/'].map((dir) => new URL(dir, appRoot).pathname).concat(new URL('node_modules/', root).pathname),
     ...launch,
   });
 }
@@ -137,7 +138,7 @@ export async function startService(databaseUrl, name, extra = {}, nodeOptions = 
 /** `database`: { DATABASE_URL } or { SQLITE_FILE }. */
 export async function startBaseline(database, nodeOptions = [], launch = {}) {
   const port = await freePort();
-  return startNode({ args: [new URL('baseline.mjs', here).pathname], env: { ...database, JWT_SECRET: secret, HOST: '127.0.0.1', NODE_ENV: 'production' }, logFile: new URL('baseline.log', out).pathname, port, nodeOptions, ...launch });
+  return startNode({ args: [new URL('baseline.mjs', here).pathname], env: { ...database, JWT_SECRET: secret, HOST: '127.0.0.1', NODE_ENV: 'production' }, logFile: new URL('baseline.log', out).pathname, port, nodeOptions, warm: [new URL('node_modules/', root).pathname], ...launch });
 }
 
 export async function mysqlFacts() {
