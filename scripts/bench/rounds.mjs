@@ -31,9 +31,11 @@ export async function checkSameAnswers(kinds, servicePort, baselinePort) {
 
 /**
  * One closed-loop round against `side`, with the CPU each process of `pids` spent per
- * request: where the machine's two cores went.
+ * request: where the machine's two cores went. `side.warm`, when a phase sets it, runs
+ * first, outside the round.
  */
 export async function measure(side, next, secs, pids, conns = connections) {
+  side.warm?.();
   const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSeconds(pid)]));
   const r = await closedLoop({ url: `http://127.0.0.1:${side.port}`, next, tokens, connections: conns, seconds: secs });
   const requests = r.rps * secs;
