@@ -22,7 +22,7 @@ import { parseBody } from './http/parse-body.js';
 import { readBody } from './http/read-body.js';
 import { logAnswered, requestIdOf } from './http/request-log.js';
 import { buildDto, type Body } from './http/request-dto.js';
-import { asApiError, errorJson, sendError, sendResult } from './http/respond.js';
+import { asApiError, sendError, sendLastResort, sendResult } from './http/respond.js';
 import { requestValidator } from './http/validate-request.js';
 import { contractBackend } from './http/contract-backend.js';
 import { edgeRoutes } from './http/edge-routes.js';
@@ -44,8 +44,6 @@ export type App = (req: IncomingMessage, res: ServerResponse) => void;
 const bodyLimit = 1024 * 1024;
 /** ServiceStack's predefined routes, where request DTO names match in any letter case (design.md §11). */
 const predefinedPrefix = /^\/(json\/reply|api)\//i;
-// What any unexpected error becomes, written by hand when answering the error failed.
-const lastResort = errorJson(asApiError(new Error('unanswerable')));
 
 export async function createApp(deps: Deps, contract: Contract, modules: AppModules): Promise<App> {
   checkWiring(contract, modules.handlers);
@@ -93,7 +91,7 @@ export async function createApp(deps: Deps, contract: Contract, modules: AppModu
     }
     // checkWiring has matched every canonical id of the contract to a handler of the map.
     const result = await callHandler(modules.handlers, op.canonicalId as CanonicalOperationId, new HandlerRequest(op.canonicalId, built.value, principal, negotiated.format, ex, modules.authenticator));
-    sendResult(ex.res, op.dtoName, negotiated, result);
+    sendResult(ex.res, op.dtoName, negotiated, result, ex.baseHeaders);
   };
 
   const answerError = (ex: Exchange, err: unknown): void => {
@@ -112,7 +110,7 @@ export async function createApp(deps: Deps, contract: Contract, modules: AppModu
       }
     }
     if (ex.res.headersSent) return void ex.res.end();
-    sendError(ex.res, error, { debug: config.debug, callback }, err);
+    sendError(ex.res, error, { debug: config.debug, callback }, ex.baseHeaders, err);
   };
 
   // The rest of the service, in express: whatever no operation matched.
@@ -136,6 +134,7 @@ export async function createApp(deps: Deps, contract: Contract, modules: AppModu
       const found = route.value;
       if (found.kind === 'notFound') {
         exchanges.set(ex.req, ex);
+        ex.setBaseHeaders();
         edge(ex.req, ex.res);
         return;
       }
@@ -152,8 +151,6 @@ export async function createApp(deps: Deps, contract: Contract, modules: AppModu
   return (req, res) => {
     const supplied = req.headers['x-request-id'];
     const ex = new Exchange(req, res, requestIdOf(typeof supplied === 'string' ? supplied : undefined), logger, trust);
-    res.setHeader('X-Request-Id', ex.requestId);
-    res.setHeader('X-Content-Type-Options', 'nosniff');
     // `on`, not `once`: 'finish' comes once anyway, and once() wraps the listener per request.
     res.on('finish', () => {
       const seconds = (performance.now() - ex.started) / 1000;
@@ -165,10 +162,7 @@ export async function createApp(deps: Deps, contract: Contract, modules: AppModu
       // answerError itself failed (its logger threw): still answer with the envelope, and
       // leave no rejection unhandled, which would end the process.
       if (res.headersSent) return void res.destroy();
-      res.statusCode = 500;
-      res.setHeader('Content-Type', 'application/json; charset=utf-8');
-      res.setHeader('Content-Length', Buffer.byteLength(lastResort));
-      res.end(lastResort);
+      sendLastResort(res, ex.baseHeaders);
     });
   };
 }

@@ -38,6 +38,7 @@ export function cors(origins: readonly string[], allowedMethods: (path: string) 
     ex.res.setHeader('Access-Control-Allow-Methods', methods.join(', '));
     ex.res.setHeader('Access-Control-Allow-Headers', allowHeaders);
     ex.res.setHeader('Access-Control-Max-Age', preflightMaxAgeSeconds);
+    ex.setBaseHeaders();
     ex.res.statusCode = 204;
     ex.res.end();
     return true;

@@ -33,6 +33,8 @@ export class Exchange {
   operationId: string | undefined;
   /** The validated JSONP callback, once negotiation has run. */
   callback: string | undefined;
+  /** The headers every answer carries, as writeHead takes them: names and values in one list. */
+  readonly baseHeaders: readonly string[];
   private readonly search: string;
   private pairs: Array<[string, string]> | undefined;
   private child: Logger | undefined;
@@ -47,6 +49,16 @@ export class Exchange {
     const { path, search } = splitTarget(req.url ?? '/');
     this.path = path;
     this.search = search;
+    this.baseHeaders = ['X-Request-Id', requestId, 'X-Content-Type-Options', 'nosniff'];
+  }
+
+  /**
+   * Sets the headers every answer carries, for the answers not written by respond.ts
+   * (express's routes, a CORS preflight), which take headers through setHeader.
+   */
+  setBaseHeaders(): void {
+    const h = this.baseHeaders;
+    for (let i = 0; i < h.length; i += 2) this.res.setHeader(h[i]!, h[i + 1]!);
   }
 
   /** A request header by its lower-case name (repeated headers as node joins them). */

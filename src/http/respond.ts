@@ -31,40 +31,50 @@ export function toJson(body: unknown, nullFree = false): string {
   return (!nullFree && holdsNull(body) ? JSON.stringify(body, dropNulls) : JSON.stringify(body)) ?? '{}';
 }
 
-function setHeaders(res: ServerResponse, headers: Readonly<Record<string, string>> | undefined): void {
-  if (headers) for (const name in headers) res.setHeader(name, headers[name]!);
+/** `base` (names and values in one list) followed by the entries of `headers`. */
+function withHeaders(base: readonly string[], headers: Readonly<Record<string, string>> | undefined): readonly string[] {
+  if (headers === undefined) return base;
+  const list = [...base];
+  for (const name in headers) list.push(name, headers[name]!);
+  return list;
 }
 
-/** Writes a complete text body. Node sends no body for HEAD itself. */
-function end(res: ServerResponse, status: number, contentType: string, text: string): void {
-  res.statusCode = status;
-  res.setHeader('Content-Type', contentType);
-  res.setHeader('Content-Length', Buffer.byteLength(text));
+/**
+ * Writes a complete text body, every header in one writeHead: Node then validates and
+ * serializes them in one pass, where setHeader per header also keeps them in a map first
+ * (5-6 µs of CPU a request under load, profiled). `headers`: names and values in one list,
+ * those every answer carries first (Exchange.baseHeaders). Node sends no body for HEAD itself.
+ */
+function end(res: ServerResponse, status: number, contentType: string, text: string, headers: readonly string[]): void {
+  res.writeHead(status, [...headers, 'Content-Type', contentType, 'Content-Length', String(Buffer.byteLength(text))]);
   res.end(text);
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, callback: string | undefined, nullFree = false): void {
+function sendJson(res: ServerResponse, status: number, body: unknown, callback: string | undefined, nullFree: boolean | undefined, headers: readonly string[]): void {
   const json = toJson(body, nullFree);
   if (callback !== undefined) {
     // The status stays 200 so the browser runs the callback; the body carries responseStatus.
-    // The /**/ prefix defuses the Rosetta Flash family of attacks on JSONP endpoints.
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    end(res, 200, 'application/javascript; charset=utf-8', `/**/${callback}(${json});`);
+    // The /**/ prefix defuses the Rosetta Flash family of attacks on JSONP endpoints, with the
+    // X-Content-Type-Options: nosniff that every answer carries.
+    end(res, 200, 'application/javascript; charset=utf-8', `/**/${callback}(${json});`, headers);
     return;
   }
-  end(res, status, 'application/json; charset=utf-8', json);
+  end(res, status, 'application/json; charset=utf-8', json, headers);
 }
 
-/** `dtoName` names the CSV attachment (`SoggettoRecapitoQuery.csv`), whichever route served it. */
-export function sendResult(res: ServerResponse, dtoName: string, negotiated: Negotiated, result: OperationResponse): void {
-  setHeaders(res, result.headers);
+/**
+ * `dtoName` names the CSV attachment (`SoggettoRecapitoQuery.csv`), whichever route served it.
+ * `base`: the headers every answer carries (Exchange.baseHeaders).
+ */
+export function sendResult(res: ServerResponse, dtoName: string, negotiated: Negotiated, result: OperationResponse, base: readonly string[]): void {
+  const headers = withHeaders(base, result.headers);
   if (negotiated.format === 'csv') {
     if (!result.csv) throw new Error(`${dtoName} was negotiated as CSV but returned no table`);
-    res.setHeader('Content-Disposition', `attachment; filename="${dtoName}.csv"`);
-    end(res, result.status ?? 200, 'text/csv; charset=utf-8', toCsv(result.csv));
+    const csvHeaders = [...headers, 'Content-Disposition', `attachment; filename="${dtoName}.csv"`];
+    end(res, result.status ?? 200, 'text/csv; charset=utf-8', toCsv(result.csv), csvHeaders);
     return;
   }
-  sendJson(res, result.status ?? 200, result.body, negotiated.callback, result.nullFree);
+  sendJson(res, result.status ?? 200, result.body, negotiated.callback, result.nullFree, headers);
 }
 
 export interface ErrorOptions {
@@ -82,14 +92,22 @@ export function errorJson(error: ApiError): string {
   return JSON.stringify({ responseStatus: responseStatusOf(error) });
 }
 
-export function sendError(res: ServerResponse, error: ApiError, options: ErrorOptions, cause?: unknown): void {
-  setHeaders(res, error.headers);
+// What any unexpected error becomes, written by hand when answering the error failed.
+const lastResort = errorJson(asApiError(new Error('unanswerable')));
+
+/** `base`: the headers every answer carries (Exchange.baseHeaders). */
+export function sendError(res: ServerResponse, error: ApiError, options: ErrorOptions, base: readonly string[], cause?: unknown): void {
   const responseStatus = responseStatusOf(error);
   if (options.debug) {
     const stack = (cause instanceof Error ? cause.stack : undefined) ?? error.stack;
     if (stack) responseStatus['stackTrace'] = stack;
   }
-  sendJson(res, error.status, { responseStatus }, options.callback);
+  sendJson(res, error.status, { responseStatus }, options.callback, false, withHeaders(base, error.headers));
+}
+
+/** The last-resort answer of a request whose error could not be answered otherwise: a bare 500 envelope. */
+export function sendLastResort(res: ServerResponse, base: readonly string[]): void {
+  end(res, 500, 'application/json; charset=utf-8', lastResort, base);
 }
 
 /**

@@ -18,6 +18,8 @@ forEachDialect('CORS', (dialect) => {
       expect(r.headers.get('access-control-allow-methods')).to.equal('POST, PUT');
       expect(r.headers.get('access-control-allow-headers')).to.include('Authorization').and.include('Content-Type');
       expect(r.headers.get('vary')).to.include('Origin');
+      expect(r.headers.get('x-request-id')).to.match(/^[0-9a-f-]{36}$/);
+      expect(r.headers.get('x-content-type-options')).to.equal('nosniff');
     });
 
     it('resolves query operations case-insensitively and with the .json suffix', async () => {

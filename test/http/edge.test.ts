@@ -181,6 +181,24 @@ forEachDialect('HTTP edge', (dialect) => {
         expect(line, path).not.to.have.property('operation');
       }
     });
+    it('gives every kind of operation answer the request id and nosniff beside its own headers', async () => {
+      const answers: Array<[string, Promise<Awaited<ReturnType<typeof s.request>>>, string, string | null]> = [
+        ['JSON', s.request('POST', '/json/reply/SoggettoRecapitoQuery', { token: admin, json: {}, headers: { 'x-request-id': 'a-json' } }), 'a-json', null],
+        ['CSV', s.request('GET', '/json/reply/SoggettoRecapitoQuery.csv', { token: admin, headers: { 'x-request-id': 'a-csv' } }), 'a-csv', null],
+        ['JSONP', s.request('GET', '/impianti/1/files?callback=cb', { token: admin, headers: { 'x-request-id': 'a-jsonp' } }), 'a-jsonp', null],
+        ['401', s.request('GET', '/impianti/1/files', { headers: { 'x-request-id': 'a-401' } }), 'a-401', 'www-authenticate'],
+        ['405', s.request('DELETE', '/register', { headers: { 'x-request-id': 'a-405' } }), 'a-405', 'allow'],
+        ['400', s.request('POST', '/json/reply/SoggettoRecapitoQuery', { token: admin, json: { take: -1 }, headers: { 'x-request-id': 'a-400' } }), 'a-400', null],
+      ];
+      for (const [kind, answer, id, own] of answers) {
+        const r = await answer;
+        expect(r.headers.get('x-request-id'), kind).to.equal(id);
+        expect(r.headers.get('x-content-type-options'), kind).to.equal('nosniff');
+        expect(r.headers.get('content-type'), kind).to.match(/^(application\/(json|javascript)|text\/csv); charset=utf-8$/);
+        expect(Number(r.headers.get('content-length')), kind).to.equal(Buffer.byteLength(r.text));
+        if (own !== null) expect(r.headers.get(own), kind).to.be.a('string').and.not.be.empty;
+      }
+    });
     it('makes up a request id when the client sends none', async () =>
       expect((await s.request('GET', '/health')).headers.get('x-request-id')).to.match(/^[0-9a-f-]{36}$/));
   });

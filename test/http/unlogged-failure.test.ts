@@ -43,6 +43,8 @@ describe('a failure whose handling fails', () => {
         const r = await fetch(url);
         expect(r.status).to.equal(500);
         expect(r.headers.get('content-type')).to.equal('application/json; charset=utf-8');
+        expect(r.headers.get('x-request-id')).to.match(/^[0-9a-f-]{36}$/);
+        expect(r.headers.get('x-content-type-options')).to.equal('nosniff');
         expect(await r.json()).to.deep.equal({ responseStatus: { errorCode: 'InternalServerError', message: 'An internal error occurred', errors: [] } });
       }
       expect(calls).to.equal(2);
