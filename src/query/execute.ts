@@ -80,12 +80,11 @@ export async function execute(db: Knex, rendered: RenderedQuery, plan: QueryPlan
 /** The answer of a request of several statements, all on the connection of `select` (design.md §8). */
 async function gathered(db: Knex, select: SelectOn, rendered: RenderedQuery, plan: QueryPlan, ctx: EngineContext): Promise<QueryResponse> {
   const run = runner(db, select);
-  const explain = rendered.estimate && runner(db, (sql, bindings) => select(`EXPLAIN ${sql}`, bindings));
   // Asked all at once, so that MySQL's connection has the next statement as soon as it answers one.
   const [page, summary, estimate, picks] = await Promise.all([
     pageRows(rendered.page, run),
     run(rendered.summary),
-    rendered.estimate && estimateOf(rendered.estimate, run, explain!, ctx.estimateExactUpTo),
+    rendered.estimate && estimateOf(rendered.estimate, run, runner(db, (sql, bindings) => select(`EXPLAIN ${sql}`, bindings)), ctx.estimateExactUpTo),
     rendered.aggregates.length === 0 ? [] : Promise.all(rendered.aggregates.map((a) => (a.source.kind === 'pick' ? run(a.source.query) : noRows))),
   ]);
   let meta: Record<string, string> | undefined;
