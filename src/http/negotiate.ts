@@ -2,7 +2,7 @@
 // wrapped in a JSONP callback. Precedence: path suffix (the route's x-format), then
 // ?format=, then Accept.
 import { ApiError } from '../errors/api-error.js';
-import { memoByText } from './text-memo.js';
+import { memoByText } from '../text-memo.js';
 
 export type Format = 'json' | 'csv';
 
@@ -63,7 +63,7 @@ export function negotiate(input: {
 
 const mediaOf: Record<Format, string> = { json: 'application/json', csv: 'text/csv' };
 
-// What each Accept text picks, remembered (text-memo.ts); a refusal is thrown, not kept.
+// What each Accept text picks, remembered (src/text-memo.ts); a refusal is thrown, not kept.
 const acceptJson = memoByText(256, (accept) => fromAccept(accept, jsonOnly));
 const acceptJsonOrCsv = memoByText(256, (accept) => fromAccept(accept, jsonOrCsv));
 

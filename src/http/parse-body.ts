@@ -2,7 +2,7 @@
 // JSON (and any +json type) or a urlencoded form; anything else with content is 415.
 import { isUtf8 } from 'node:buffer';
 import { ApiError } from '../errors/api-error.js';
-import { memoByText } from './text-memo.js';
+import { memoByText } from '../text-memo.js';
 import type { Body } from './request-dto.js';
 
 /** What a Content-Type says about the body: its kind, or why it is refused. */

@@ -32,26 +32,30 @@ export function buildDto(
     if (prop) assign(dto, errors, prop, fromStrings(prop, [raw]));
   }
 
-  const fromBody = new Set<string>();
+  // What the body sent, which the query string then cannot override; kept only when there is a query string.
+  const fromBody = query.length > 0 ? new Set<string>() : undefined;
   if (body.kind === 'json') {
     if (body.value === null || typeof body.value !== 'object' || Array.isArray(body.value)) {
       return fail(ApiError.of('SerializationException', 'The request body must be a JSON object'));
     }
-    for (const [name, value] of Object.entries(body.value)) {
+    const sent = body.value as Record<string, unknown>;
+    // for-in rather than Object.entries: a parsed JSON object has only its own properties, and no pair array is made per property.
+    for (const name in sent) {
       const prop = lookup(op, name);
       if (!prop || prop.inPath) { unknown(name); continue; }
-      if (value === null) { fromBody.add(prop.name); continue; }
-      fromBody.add(prop.name);
-      assign(dto, errors, prop, fromJson(prop, value));
+      fromBody?.add(prop.name);
+      const value = sent[name];
+      if (value !== null) assign(dto, errors, prop, fromJson(prop, value));
     }
   } else if (body.kind === 'form') {
     for (const [prop, sent] of group(op, body.pairs, unknown)) {
       if (prop.inPath) { unknown(prop.name); continue; }
-      fromBody.add(prop.name);
+      fromBody?.add(prop.name);
       assign(dto, errors, prop, fromSent(prop, sent));
     }
   }
 
+  if (query.length === 0) return outcome(dto, errors);
   const queryPairs = query.filter(([k]) => !edgeParams.has(k.toLowerCase()));
   for (const [prop, sent] of group(op, queryPairs, unknown)) {
     if (prop.inPath) { unknown(prop.name); continue; }
@@ -60,11 +64,14 @@ export function buildDto(
       errors.push({ errorCode: 'InvalidValue', fieldName: pascal(prop.name), message: `${pascal(prop.name)} must be sent in the request body, not the query string` });
       continue;
     }
-    if (fromBody.has(prop.name)) continue;
+    if (fromBody?.has(prop.name)) continue;
     assign(dto, errors, prop, fromSent(prop, sent));
   }
-  return errors.length > 0 ? fail(ApiError.validation(errors)) : ok(dto);
+  return outcome(dto, errors);
 }
+
+const outcome = (dto: Record<string, unknown>, errors: readonly FieldError[]): Result<Record<string, unknown>> =>
+  errors.length > 0 ? fail(ApiError.validation(errors)) : ok(dto);
 
 function lookup(op: OperationContract, name: string): DtoProperty | undefined {
   const canonical = op.byLowerName.get(name.toLowerCase());

@@ -7,6 +7,7 @@ import type { QueryDtoSpec } from './catalog-types.js';
 import type { EngineContext } from './engine-context.js';
 import { fieldByName } from './plan-order.js';
 import type { Aggregate, AggregateFn } from './plan-types.js';
+import { memoPass } from './plan-memo.js';
 import { commaList, invalid } from './plan-values.js';
 import type { QueryRequest } from './request.js';
 
@@ -57,7 +58,11 @@ export interface IncludePlan {
 export function planInclude(request: QueryRequest, dto: QueryDtoSpec, ctx: EngineContext): Result<IncludePlan> {
   const raw = request.shaping.include;
   if (raw === undefined) return ok({ total: ctx.includeTotal, estimatedTotal: false, aggregates: [] });
-  const list = commaList(raw.value, NAME, ctx.limits);
+  return typeof raw.value === 'string' ? includeOfText(raw.value, dto, ctx) : includeOf(raw.value, dto, ctx);
+}
+
+function includeOf(value: unknown, dto: QueryDtoSpec, ctx: EngineContext): Result<IncludePlan> {
+  const list = commaList(value, NAME, ctx.limits);
   if (!list.ok) return list;
   if (list.value.length > ctx.includeMaxItems) {
     return invalid('TooMany', NAME, `'${NAME}' takes at most ${ctx.includeMaxItems} items, got ${list.value.length}`);
@@ -65,5 +70,7 @@ export function planInclude(request: QueryRequest, dto: QueryDtoSpec, ctx: Engin
   const named = (word: string) => list.value.some((t) => t.toLowerCase() === word);
   const aggregates = collect(list.value.filter((t) => !counts.has(t.toLowerCase())).map((t) => aggregate(t, dto)));
   if (!aggregates.ok) return aggregates;
-  return ok({ total: ctx.includeTotal || named('total'), estimatedTotal: named('estimatedtotal'), aggregates: aggregates.value });
+  return ok(Object.freeze({ total: ctx.includeTotal || named('total'), estimatedTotal: named('estimatedtotal'), aggregates: Object.freeze(aggregates.value) }));
 }
+
+const includeOfText = memoPass(includeOf);

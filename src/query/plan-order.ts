@@ -4,6 +4,7 @@ import { collect, ok, type Result } from '../errors/api-error.js';
 import type { FieldSpec, QueryDtoSpec } from './catalog-types.js';
 import type { EngineContext } from './engine-context.js';
 import type { OrderTerm } from './plan-types.js';
+import { memoPass } from './plan-memo.js';
 import { commaList, invalid } from './plan-values.js';
 import type { QueryRequest } from './request.js';
 
@@ -44,11 +45,25 @@ function terms(dto: QueryDtoSpec, raw: unknown, name: string, descByDefault: boo
  * order in the direction of its last term, so the index on a field (which holds the key
  * after the field) serves the order forwards or backwards (design.md §7).
  */
-export function planOrder(request: QueryRequest, dto: QueryDtoSpec, ctx: EngineContext): Result<OrderTerm[]> {
-  const both = collect([
-    terms(dto, request.shaping.orderBy?.value, 'OrderBy', false, ctx),
-    terms(dto, request.shaping.orderByDesc?.value, 'OrderByDesc', true, ctx),
-  ]);
+export function planOrder(request: QueryRequest, dto: QueryDtoSpec, ctx: EngineContext): Result<readonly OrderTerm[]> {
+  const by = request.shaping.orderBy?.value;
+  const byDesc = request.shaping.orderByDesc?.value;
+  // The usual requests: no order, or one of the two as a text (plan-memo.ts).
+  if (byDesc === undefined) {
+    if (by === undefined) return defaultOrder('', dto, ctx);
+    if (typeof by === 'string') return orderByText(by, dto, ctx);
+  } else if (by === undefined && typeof byDesc === 'string') {
+    return orderByDescText(byDesc, dto, ctx);
+  }
+  return orderOf(by, byDesc, dto, ctx);
+}
+
+const defaultOrder = memoPass((_text, dto, ctx) => orderOf(undefined, undefined, dto, ctx));
+const orderByText = memoPass((text, dto, ctx) => orderOf(text, undefined, dto, ctx));
+const orderByDescText = memoPass((text, dto, ctx) => orderOf(undefined, text, dto, ctx));
+
+function orderOf(by: unknown, byDesc: unknown, dto: QueryDtoSpec, ctx: EngineContext): Result<readonly OrderTerm[]> {
+  const both = collect([terms(dto, by, 'OrderBy', false, ctx), terms(dto, byDesc, 'OrderByDesc', true, ctx)]);
   if (!both.ok) return both;
   const key = dto.fields.find((f) => f.name === dto.primaryKey) ?? dto.fields[0]!;
   const order: OrderTerm[] = [];
@@ -57,7 +72,7 @@ export function planOrder(request: QueryRequest, dto: QueryDtoSpec, ctx: EngineC
   };
   for (const t of both.value.flat()) add(t);
   add({ field: key, desc: order.at(-1)?.desc ?? false });
-  return ok(order);
+  return ok(Object.freeze(order));
 }
 
 /** The selected fields: Fields order, duplicates dropped; all fields in spec order when absent or empty. */

@@ -34,7 +34,10 @@ export function parse(dto: unknown): Result<QueryRequest> {
   if (!isPlainObject(dto)) return fail(ApiError.field('InvalidType', 'Request', 'The request must be a JSON object'));
   const filters: RawParam[] = [];
   const shaping: Partial<Record<ShapingParam, RawParam>> = {};
-  for (const [name, value] of Object.entries(dto)) {
+  // for-in rather than Object.entries, which makes a pair array per property.
+  for (const name in dto) {
+    if (!Object.hasOwn(dto, name)) continue;
+    const value = dto[name];
     if (value === null || value === undefined) continue;
     const param = shapingByLower.get(name.toLowerCase());
     if (param) shaping[param] = { name, value };

@@ -1,7 +1,7 @@
-// The memo behind the edge's header reads (src/http/text-memo.ts): one read per distinct
+// The memo behind the edge's header reads and the planner's texts (src/text-memo.ts): one read per distinct
 // text while it is kept, at most `limit` texts kept, the oldest forgotten first.
 import { expect } from 'chai';
-import { memoByText } from '../../src/http/text-memo.js';
+import { memoByText } from '../../src/text-memo.js';
 
 describe('memoByText', () => {
   it('reads a text once while it is kept, and gives the same answer', () => {
@@ -29,5 +29,12 @@ describe('memoByText', () => {
     expect(() => memo('bad')).to.throw('refused');
     expect(() => memo('bad')).to.throw('refused');
     expect(calls).to.equal(2);
+  });
+
+  it('keeps only the values `keep` accepts: the others are read again each time', () => {
+    const reads: string[] = [];
+    const memo = memoByText(4, (t) => (reads.push(t), t.length), (n) => n > 1);
+    for (const t of ['a', 'a', 'bb', 'bb']) memo(t);
+    expect(reads).to.deep.equal(['a', 'a', 'bb']);
   });
 });
