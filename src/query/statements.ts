@@ -55,8 +55,8 @@ function child(node: ShapeNode, component: unknown): ShapeNode {
 
 /**
  * The node of `parts`' shape, and its values in binding-list order: fragments
- * (expressions, where, order), then LIMIT and OFFSET. One pass defines that order, for the
- * lookup and for the markers (`markedOf`) alike.
+ * (expressions, where, order), then LIMIT and OFFSET. `markedOf` numbers the markers in the
+ * same order; test/unit/query-statements.test.ts holds the two to Knex's own bindings.
  */
 function shapeOf(root: ShapeNode, parts: SelectParts, values: Bound[]): ShapeNode {
   let node = child(child(child(root, parts.form), parts.table), parts.columns.length);
