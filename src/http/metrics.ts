@@ -35,13 +35,34 @@ interface TarnPool {
   max: number;
 }
 
+/** One label set's children, and its requests not yet handed to prom-client. */
+interface Series {
+  readonly requests: { inc(n: number): void };
+  readonly duration: { observe(seconds: number): void };
+  uncounted: number;
+}
+
 const buckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 export function createMetrics(db: Knex, sources?: MetricsSources): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const labelNames = ['operation', 'method', 'status'] as const;
-  const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered, by operation and status', labelNames, registers: [registry] });
+  // Counted per series (below) and handed to prom-client when it is read: its inc() hashes
+  // the label set on every call.
+  const everySeries: Series[] = [];
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by operation and status',
+    labelNames,
+    registers: [registry],
+    collect() {
+      for (const s of everySeries) {
+        if (s.uncounted > 0) s.requests.inc(s.uncounted);
+        s.uncounted = 0;
+      }
+    },
+  });
   const duration = new Histogram({ name: 'http_request_duration_seconds', help: 'Time to answer an HTTP request', labelNames, buckets, registers: [registry] });
   const pool = () => (db.client as { pool?: TarnPool }).pool;
   const poolGauge = (name: string, help: string, read: (p: TarnPool) => number) =>
@@ -53,10 +74,8 @@ export function createMetrics(db: Knex, sources?: MetricsSources): Metrics {
   poolGauge('db_pool_pending_creates', 'Connections being opened', (p) => p.numPendingCreates());
   if (sources) deploymentMetrics(registry, sources);
 
-  // prom-client hashes a label set on every inc/observe; the series are few (operations x
-  // methods x statuses, all from closed sets), so each one's pair of children is kept, found
-  // through one map per label (no key string built per request).
-  type Series = { count: () => void; observe: (seconds: number) => void };
+  // The series are few (operations x methods x statuses, all from closed sets): each one's
+  // children are kept, found through one map per label (no key string built per request).
   const series = new Map<string, Map<string, Map<number, Series>>>();
   const seriesOf = (operation: string, method: string, status: number): Series => {
     let byMethod = series.get(operation);
@@ -66,10 +85,9 @@ export function createMetrics(db: Knex, sources?: MetricsSources): Metrics {
     let s = byStatus.get(status);
     if (!s) {
       const labels = { operation, method, status: String(status) };
-      const counter = requests.labels(labels);
-      const histogram = duration.labels(labels);
-      s = { count: () => counter.inc(), observe: (seconds) => histogram.observe(seconds) };
+      s = { requests: requests.labels(labels), duration: duration.labels(labels), uncounted: 0 };
       byStatus.set(status, s);
+      everySeries.push(s);
     }
     return s;
   };
@@ -78,8 +96,8 @@ export function createMetrics(db: Knex, sources?: MetricsSources): Metrics {
     registry,
     record(operation, method, status, seconds) {
       const s = seriesOf(operation, method, status);
-      s.count();
-      s.observe(seconds);
+      s.uncounted++;
+      s.duration.observe(seconds);
     },
     routes() {
       const router = express.Router({ caseSensitive: true, strict: true });

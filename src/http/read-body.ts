@@ -61,13 +61,14 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Result<Bu
       if (size > limit) return settle(fail(tooLarge()));
       chunks.push(chunk);
     };
+    // `on`, not `once`: settle answers once, and once() wraps each listener per request.
     source.on('data', onData);
     // Node's parser has already held the body to its Content-Length.
-    source.once('end', () => settle(ok(Buffer.concat(chunks, size))));
+    source.on('end', () => settle(ok(Buffer.concat(chunks, size))));
     // A corrupt compressed stream; or the client went away half-way (then nobody reads the answer).
-    source.once('error', (err: Error) => settle(fail(unreadable(inflater ? `it is not valid ${coding} data` : err.message))));
-    if (inflater) req.once('error', (err: Error) => settle(fail(unreadable(err.message))));
-    req.once('close', () => { if (!req.complete) settle(fail(unreadable('the client closed the connection'))); });
+    source.on('error', (err: Error) => settle(fail(unreadable(inflater ? `it is not valid ${coding} data` : err.message))));
+    if (inflater) req.on('error', (err: Error) => settle(fail(unreadable(err.message))));
+    req.on('close', () => { if (!req.complete) settle(fail(unreadable('the client closed the connection'))); });
   });
 }
 

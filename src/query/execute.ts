@@ -77,22 +77,23 @@ export async function execute(db: Knex, rendered: RenderedQuery, plan: QueryPlan
   }
 }
 
-/** The answer of a request of several statements, all on the connection of `select` (design.md §8). */
+/**
+ * The answer of a request of several statements, all on the connection of `select` (design.md §8).
+ * Each is asked once the one before has answered: selectTogether sends them one at a time
+ * anyway, and a failed statement leaves none behind it to settle unobserved.
+ */
 async function gathered(db: Knex, select: SelectOn, rendered: RenderedQuery, plan: QueryPlan, ctx: EngineContext): Promise<QueryResponse> {
   const run = runner(db, select);
-  // Asked all at once, so that MySQL's connection has the next statement as soon as it answers one.
-  const [page, summary, estimate, picks] = await Promise.all([
-    pageRows(rendered.page, run),
-    run(rendered.summary),
-    rendered.estimate && estimateOf(rendered.estimate, run, runner(db, (sql, bindings) => select(`EXPLAIN ${sql}`, bindings)), ctx.estimateExactUpTo),
-    rendered.aggregates.length === 0 ? [] : Promise.all(rendered.aggregates.map((a) => (a.source.kind === 'pick' ? run(a.source.query) : noRows))),
-  ]);
+  const page = await pageRows(rendered.page, run);
+  const summary = rendered.summary === undefined ? undefined : await run(rendered.summary);
+  const estimate =
+    rendered.estimate && (await estimateOf(rendered.estimate, run, runner(db, (sql, bindings) => select(`EXPLAIN ${sql}`, bindings)), ctx.estimateExactUpTo));
   let meta: Record<string, string> | undefined;
-  rendered.aggregates.forEach(({ aggregate, source }, i) => {
-    const values = source.kind === 'summary' ? source.aliases.map((a) => firstCell(summary, a)) : [firstCell(picks[i], source.column)];
+  for (const { aggregate, source } of rendered.aggregates) {
+    const values = source.kind === 'summary' ? source.aliases.map((a) => firstCell(summary, a)) : [firstCell(await run(source.query), source.column)];
     const text = metaFormatters[aggregate.fn](values, aggregate.field);
     if (text !== undefined) (meta ??= {})[aggregate.key] = text;
-  });
+  }
   const { results, next } = pageOf(page, plan, rendered, ctx.cursorKey);
   return {
     offset: plan.paging.skip,

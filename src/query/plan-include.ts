@@ -57,9 +57,11 @@ export interface IncludePlan {
 
 export function planInclude(request: QueryRequest, dto: QueryDtoSpec, ctx: EngineContext): Result<IncludePlan> {
   const raw = request.shaping.include;
-  if (raw === undefined) return ok({ total: ctx.includeTotal, estimatedTotal: false, aggregates: [] });
+  if (raw === undefined) return noInclude('', dto, ctx);
   return typeof raw.value === 'string' ? includeOfText(raw.value, dto, ctx) : includeOf(raw.value, dto, ctx);
 }
+
+const noInclude = memoPass((_text, _dto, ctx) => ok(Object.freeze({ total: ctx.includeTotal, estimatedTotal: false, aggregates: Object.freeze([]) })));
 
 function includeOf(value: unknown, dto: QueryDtoSpec, ctx: EngineContext): Result<IncludePlan> {
   const list = commaList(value, NAME, ctx.limits);

@@ -1,7 +1,7 @@
-// A client sends the same OrderBy and Include with every page, and a planner pass's answer
-// depends only on that text, the DTO and the engine context: so a pass's plan of a text is
-// remembered (src/text-memo.ts), per DTO and context, 256 texts each. Only plans are kept;
-// a refusal is built afresh for each request that makes it.
+// A client sends the same OrderBy, Fields and Include with every page, and a planner
+// pass's answer depends only on that text, the DTO and the engine context: so a pass's plan
+// of a text is remembered (src/text-memo.ts), per DTO and context, 256 texts each. Only
+// plans are kept; a refusal is built afresh for each request that makes it.
 import type { Result } from '../errors/api-error.js';
 import { memoByText } from '../text-memo.js';
 import type { QueryDtoSpec } from './catalog-types.js';

@@ -76,10 +76,17 @@ function orderOf(by: unknown, byDesc: unknown, dto: QueryDtoSpec, ctx: EngineCon
 }
 
 /** The selected fields: Fields order, duplicates dropped; all fields in spec order when absent or empty. */
-export function planProjection(request: QueryRequest, dto: QueryDtoSpec, ctx: EngineContext): Result<FieldSpec[]> {
-  const raw = request.shaping.fields;
-  if (raw === undefined) return ok([...dto.fields]);
-  const list = commaList(raw.value, 'Fields', ctx.limits);
+export function planProjection(request: QueryRequest, dto: QueryDtoSpec, ctx: EngineContext): Result<readonly FieldSpec[]> {
+  const raw = request.shaping.fields?.value;
+  if (raw === undefined) return allFields('', dto, ctx);
+  return typeof raw === 'string' ? fieldsText(raw, dto, ctx) : projectionOf(raw, dto, ctx);
+}
+
+const allFields = memoPass((_text, dto) => ok(Object.freeze([...dto.fields])));
+const fieldsText = memoPass((text, dto, ctx) => projectionOf(text, dto, ctx));
+
+function projectionOf(raw: unknown, dto: QueryDtoSpec, ctx: EngineContext): Result<readonly FieldSpec[]> {
+  const list = commaList(raw, 'Fields', ctx.limits);
   if (!list.ok) return list;
   const resolved = collect(
     list.value.map((name): Result<FieldSpec> => {
@@ -89,5 +96,5 @@ export function planProjection(request: QueryRequest, dto: QueryDtoSpec, ctx: En
   );
   if (!resolved.ok) return resolved;
   const unique = [...new Set(resolved.value)];
-  return ok(unique.length > 0 ? unique : [...dto.fields]);
+  return ok(Object.freeze(unique.length > 0 ? unique : [...dto.fields]));
 }

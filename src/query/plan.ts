@@ -64,12 +64,12 @@ export function plan(request: QueryRequest, dto: QueryDtoSpec, ctx: EngineContex
       dto,
       conditions: Object.freeze(conditions.value),
       paging: paging.value,
-      order: Object.freeze(order.value),
+      order: order.value,
       after: after.value,
-      projection: Object.freeze(projection.value),
+      projection: projection.value,
       total: include.value.total,
       estimatedTotal: include.value.estimatedTotal,
-      aggregates: Object.freeze([...include.value.aggregates]),
+      aggregates: include.value.aggregates,
     }),
   );
 }

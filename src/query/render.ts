@@ -26,6 +26,41 @@ export function orderFragment(order: readonly OrderTerm[], dialect: SqlDialect):
   };
 }
 
+const totalCount: Fragment = Object.freeze({ sql: 'COUNT(*) AS ??', bindings: Object.freeze(['total']) });
+
+/** What the page's statements take from the plan's order and projection alone. */
+interface PageShape {
+  /** The projection's columns, then the order's that it lacks. */
+  readonly columns: readonly string[];
+  readonly order: Fragment;
+  readonly cursorColumns: readonly string[];
+}
+
+/**
+ * Worked out once per dialect, order and projection: the planner hands every request of
+ * the same OrderBy and Fields the same frozen arrays (plan-memo.ts), and a plan whose
+ * arrays were built for it alone takes its entry away with it.
+ */
+const pageShapes = new WeakMap<SqlDialect, WeakMap<readonly OrderTerm[], WeakMap<readonly FieldSpec[], PageShape>>>();
+
+function pageShapeOf(plan: QueryPlan, dialect: SqlDialect): PageShape {
+  let byOrder = pageShapes.get(dialect);
+  if (byOrder === undefined) pageShapes.set(dialect, (byOrder = new WeakMap()));
+  let byProjection = byOrder.get(plan.order);
+  if (byProjection === undefined) byOrder.set(plan.order, (byProjection = new WeakMap()));
+  let shape = byProjection.get(plan.projection);
+  if (shape === undefined) {
+    const cursorColumns = Object.freeze(plan.order.map((t) => t.field.column));
+    shape = Object.freeze({
+      columns: Object.freeze([...new Set([...plan.projection.map((f) => f.column), ...cursorColumns])]),
+      order: Object.freeze(orderFragment(plan.order, dialect)),
+      cursorColumns,
+    });
+    byProjection.set(plan.projection, shape);
+  }
+  return shape;
+}
+
 export function render(db: Knex, plan: QueryPlan, ctx: Pick<EngineContext, 'deferredJoinFrom' | 'estimateExactUpTo'>): RenderedQuery {
   const dialect = sqlDialects[dialectOf(db)];
   const where = plan.conditions.map((c) =>
@@ -46,10 +81,10 @@ export function render(db: Knex, plan: QueryPlan, ctx: Pick<EngineContext, 'defe
     ...parts,
   });
   const key: FieldSpec = plan.dto.fields.find((f) => f.name === plan.dto.primaryKey) ?? plan.dto.fields[0]!;
-  const cursorColumns = plan.order.map((t) => t.field.column);
-  const page = plan.paging.take > 0 ? pageParts(plan, dialect, select, where, key, cursorColumns, ctx) : [];
+  const shape = pageShapeOf(plan, dialect);
+  const page = plan.paging.take > 0 ? pageParts(plan, dialect, select, where, key, shape, ctx) : [];
 
-  const expressions: Fragment[] = plan.total ? [{ sql: 'COUNT(*) AS ??', bindings: ['total'] }] : [];
+  const expressions: Fragment[] = plan.total ? [totalCount] : [];
   const aggregates = plan.aggregates.map((aggregate, i) => {
     const sql = aggregateRenderers[aggregate.fn](aggregate, { order: plan.order, key, dialect });
     if (sql.kind === 'columns') {
@@ -73,7 +108,7 @@ export function render(db: Knex, plan: QueryPlan, ctx: Pick<EngineContext, 'defe
         sample: key.family === 'integer' ? sampleParts(key, where, dialect, select) : undefined,
       }
     : undefined;
-  return { dialect, page, cursorColumns, summary, aggregates, estimate };
+  return { dialect, page, cursorColumns: shape.cursorColumns, summary, aggregates, estimate };
 }
 
 /**
@@ -103,12 +138,11 @@ function pageParts(
   select: (parts: Partial<SelectParts>) => SelectParts,
   where: readonly Fragment[],
   key: FieldSpec,
-  cursorColumns: readonly string[],
+  shape: PageShape,
   ctx: Pick<EngineContext, 'deferredJoinFrom'>,
 ): SelectParts[] {
   const { skip, take } = plan.paging;
-  const columns = [...new Set([...plan.projection.map((f) => f.column), ...cursorColumns])];
-  const order = orderFragment(plan.order, dialect);
+  const { columns, order } = shape;
   const limit = take + 1;
   if (plan.after !== undefined) {
     return keysetGroups(plan.order, plan.after.values, dialect).map((group) => {

@@ -199,8 +199,12 @@ forEachDialect('HTTP edge', (dialect) => {
         if (own !== null) expect(r.headers.get(own), kind).to.be.a('string').and.not.be.empty;
       }
     });
-    it('makes up a request id when the client sends none', async () =>
-      expect((await s.request('GET', '/health')).headers.get('x-request-id')).to.match(/^[0-9a-f-]{36}$/));
+    it('makes up a request id when the client sends none, a different one for each request', async () => {
+      const ids = [];
+      for (let i = 0; i < 3; i++) ids.push((await s.request('GET', '/health')).headers.get('x-request-id'));
+      for (const id of ids) expect(id).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+      expect(new Set(ids).size).to.equal(3);
+    });
   });
 });
 

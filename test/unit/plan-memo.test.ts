@@ -1,4 +1,4 @@
-// The planner remembers its order and Include of a text (src/query/plan-memo.ts): the same
+// The planner remembers its order, Fields and Include of a text (src/query/plan-memo.ts): the same
 // text plans once per DTO and engine context, and a refused text is refused afresh each time.
 import { expect } from 'chai';
 import { compile } from '../../src/query/run-query.js';
@@ -23,6 +23,15 @@ describe('planner passes remembered by text', () => {
     expect(names(planOf({ orderBy: 'Recapito', orderByDesc: 'SoggettoId' }))).to.deep.equal(['Recapito', 'SoggettoId desc', 'Id desc']);
   });
 
+  it('plans a Fields text once, and all fields once per DTO', () => {
+    const first = planOf({ fields: 'Recapito, Id' });
+    expect(first.projection.map((f) => f.name)).to.deep.equal(['Recapito', 'Id']);
+    expect(planOf({ fields: 'Recapito, Id', soggettoId: 3 }).projection).to.equal(first.projection);
+    expect(planOf({}).projection).to.equal(planOf({ take: 5 }).projection);
+    expect(planOf({}).projection.map((f) => f.name)).to.deep.equal(sr.fields.map((f) => f.name));
+    expect(planOf({}, cg).projection.map((f) => f.name)).to.deep.equal(cg.fields.map((f) => f.name));
+  });
+
   it('keeps DTOs and engine contexts apart', () => {
     expect(names(planOf({}, sr))).to.deep.equal(['Id']);
     expect(names(planOf({}, cg))).to.deep.equal(['Id']);
@@ -35,14 +44,14 @@ describe('planner passes remembered by text', () => {
   });
 
   it('refuses a bad text afresh each time, naming the field', () => {
-    for (const request of [{ orderBy: 'Nope' }, { include: 'MAX(Nope)' }]) {
+    for (const request of [{ orderBy: 'Nope' }, { include: 'MAX(Nope)' }, { fields: 'Id,Nope' }]) {
       const a = compile(sr, request, ctx);
       const b = compile(sr, request, ctx);
       expect(a.ok || b.ok).to.equal(false);
       if (a.ok || b.ok) return;
       expect(a.error).to.not.equal(b.error);
       expect(a.error.errors.map((e) => e.fieldName)).to.deep.equal(b.error.errors.map((e) => e.fieldName));
-      expect(a.error.errors[0]!.fieldName).to.match(/^(OrderBy|Include)$/);
+      expect(a.error.errors[0]!.fieldName).to.match(/^(OrderBy|Include|Fields)$/);
     }
   });
 
@@ -50,6 +59,9 @@ describe('planner passes remembered by text', () => {
     const plan = planOf({ orderBy: 'Recapito', include: 'Total, MAX(Id) Top' });
     expect(Object.isFrozen(plan.order)).to.equal(true);
     expect(Object.isFrozen(plan.aggregates)).to.equal(true);
+    expect(Object.isFrozen(plan.projection)).to.equal(true);
+    expect(Object.isFrozen(planOf({ fields: 'Id' }).projection)).to.equal(true);
+    expect(Object.isFrozen(planOf({}).aggregates)).to.equal(true);
     expect(() => (plan.order as unknown as unknown[]).push(1)).to.throw(TypeError);
   });
 });
