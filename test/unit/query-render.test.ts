@@ -120,6 +120,22 @@ describe('query render (SQL text)', () => {
     });
   }
 
+  it('keeps the page shapes of one remembered order apart by projection and dialect', () => {
+    const ctx = testContext();
+    const all = compile(sr, { orderBy: 'Recapito' }, ctx);
+    const some = compile(sr, { orderBy: 'Recapito', fields: 'Id' }, ctx);
+    if (!all.ok || !some.ok) throw new Error('planned');
+    expect(some.value.order, 'the planner remembers the order').to.equal(all.value.order);
+    for (const dialect of ['mysql', 'sqlite'] as const) {
+      for (const [planned, columns] of [[all, ['id', 'soggetto_id', 'tipo_recapito_id', 'recapito', 'codice_esterno']], [some, ['id', 'recapito']]] as const) {
+        const rendered = render(clients[dialect], planned.value, ctx);
+        expect(rendered.page[0]!.columns, dialect).to.deep.equal(columns);
+        expect(rendered.cursorColumns, dialect).to.deep.equal(['recapito', 'id']);
+        expect(rendered.page[0]!.order!.sql, dialect).to.match(dialect === 'mysql' ? /^\?\? ASC, \?\? ASC$/ : /^fold\(\?\?\) ASC, \?\? ASC$/);
+      }
+    }
+  });
+
   it('no summary query without Total or column aggregates', () => {
     const planned = compile(sr, { include: 'FIRST(Id)' }, testContext());
     if (!planned.ok) throw planned.error;
