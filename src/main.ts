@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   const deps = { config, db, clock: () => new Date(), logger };
   const modules = createModules(deps);
   await modules.start();
-  const app = await createApp(deps, loadContract(), modules);
+  const app = await createApp(deps, await loadContract(), modules);
   const draining = { now: false };
   const server = http.createServer({ ServerResponse: drainAwareResponse(draining) }, app);
   server.on('clientError', answerClientError);

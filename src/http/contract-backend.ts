@@ -1,9 +1,8 @@
-// openapi-backend over the contract: it matches operations (operation-routes.ts) and
-// validates requests (validate-request.ts), both through its public API.
+// openapi-backend over the contract: it lists the operations (contract.ts) and validates
+// requests (validate-request.ts), both through its public API.
 import type { Ajv } from 'ajv';
 import { OpenAPIBackend, type ValidationContext } from 'openapi-backend';
 import { ajvOptions, withFormats } from './ajv.js';
-import type { Contract } from './contract.js';
 
 /**
  * `quick` compiles each operation's validators when first asked. openapi-backend builds a
@@ -11,13 +10,13 @@ import type { Contract } from './contract.js';
  * again: the first one of each validation context (parameters coerce their types, bodies do
  * not) is kept and serves them all.
  */
-export async function contractBackend(contract: Contract): Promise<OpenAPIBackend> {
+export async function contractBackend(document: Readonly<Record<string, unknown>>): Promise<OpenAPIBackend> {
   const kept = new Map<ValidationContext, Ajv>();
   const customizeAjv = (fresh: Ajv, _options: unknown, context: ValidationContext): Ajv => {
     if (!kept.has(context)) kept.set(context, withFormats(fresh));
     return kept.get(context)!;
   };
-  const api = new OpenAPIBackend({ definition: contract.document as never, quick: true, validate: true, strict: true, ajvOpts: ajvOptions, customizeAjv });
+  const api = new OpenAPIBackend({ definition: document as never, quick: true, validate: true, strict: true, ajvOpts: ajvOptions, customizeAjv });
   await api.init();
   return api;
 }

@@ -1,7 +1,9 @@
-// Reads generated/openapi.json once and derives what the edge needs per operation:
-// who may call it, which properties its request DTO has (from path, query and body),
-// their JSON types, and a dereferenced schema for the rule-validation stage.
+// Reads generated/openapi.json once, through openapi-backend, and derives what the edge
+// needs per operation: who may call it, which properties its request DTO has (from path,
+// query and body), and their JSON types.
 import fs from 'node:fs';
+import type { OpenAPIBackend } from 'openapi-backend';
+import { contractBackend } from './contract-backend.js';
 
 export type Access = { readonly kind: 'public' } | { readonly kind: 'roles'; readonly roles: readonly string[] };
 export type ValueType = 'integer' | 'number' | 'string' | 'boolean' | 'array' | 'object';
@@ -45,58 +47,55 @@ export interface OperationContract {
 }
 
 export interface Contract {
+  /** The contract as written, $refs and all: what /openapi.json serves. */
   readonly document: Readonly<Record<string, unknown>>;
+  /** openapi-backend over the document: its operations, and the validators it compiles. */
+  readonly api: OpenAPIBackend;
   /** Every route the handlers serve, by operationId (variants included, HEAD excluded). */
   readonly operations: ReadonlyMap<string, OperationContract>;
   /** The canonical operationIds: what the handler map must cover, exactly. */
   readonly canonicalIds: ReadonlySet<string>;
   /** Operations the edge serves itself (x-edge: the contract, /docs, /metrics). */
   readonly edgeIds: ReadonlySet<string>;
+  /** Every declared path with its methods (upper case, HEAD wherever GET is), in document order. */
+  readonly paths: ReadonlyMap<string, readonly string[]>;
 }
 
 type Json = Record<string, unknown>;
-// HEAD is declared for every GET (design.md §2) and answered by the GET's route, so it
-// needs no contract of its own.
-const methods = ['get', 'put', 'post', 'delete', 'patch', 'options'];
+/** The order methods are listed in Allow and CORS answers. */
+const verbOrder = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'];
 
-export function loadContract(file = new URL('../../../generated/openapi.json', import.meta.url)): Contract {
+export async function loadContract(file = new URL('../../../generated/openapi.json', import.meta.url)): Promise<Contract> {
   const document = JSON.parse(fs.readFileSync(file, 'utf8')) as Json;
-  return fromDocument(document);
+  return contractOf(document);
 }
 
-export function fromDocument(document: Json): Contract {
-  // Each $ref target is expanded once and the result shared by every place that cites it
-  // (nothing downstream writes to a schema): the query operations cite the same few
-  // schemas from hundreds of filter parameters, and expanding each citation afresh costs a
-  // tenth of the service's start-up.
-  const expanded = new Map<string, unknown>();
-  const deref = (node: unknown): unknown => {
-    if (Array.isArray(node)) return node.map(deref);
-    if (node === null || typeof node !== 'object') return node;
-    const ref = (node as Json)['$ref'];
-    if (typeof ref === 'string') {
-      if (!expanded.has(ref)) expanded.set(ref, deref(resolvePointer(document, ref)));
-      return expanded.get(ref);
-    }
-    return Object.fromEntries(Object.entries(node as Json).map(([k, v]) => [k, deref(v)]));
-  };
+/**
+ * The contract as openapi-backend reads it: its `getOperations()` lists every operation of
+ * the dereferenced document with the path's shared parameters merged in, so this module
+ * neither resolves a `$ref` nor merges parameters itself.
+ */
+export async function contractOf(document: Json): Promise<Contract> {
+  const api = await contractBackend(document);
   const operations = new Map<string, OperationContract>();
   const edgeIds = new Set<string>();
-  for (const [path, item] of Object.entries((document['paths'] ?? {}) as Record<string, Json>)) {
-    for (const method of methods) {
-      const op = deref(item[method]) as Json | undefined;
-      if (!op) continue;
-      const operationId = op['operationId'];
-      if (typeof operationId !== 'string') throw new Error(`${method.toUpperCase()} ${path}: operationId missing`);
-      if (op['x-edge'] === true) edgeIds.add(operationId);
-      else operations.set(operationId, operationContract(operationId, method, path, op, deref(item['parameters'] ?? []) as Json[]));
-    }
+  const paths = new Map<string, string[]>();
+  for (const op of api.getOperations()) {
+    // HEAD is declared for every GET (design.md §2) and answered by the GET's route.
+    if (op.method === 'head') continue;
+    const { operationId } = op;
+    if (typeof operationId !== 'string') throw new Error(`${op.method.toUpperCase()} ${op.path}: operationId missing`);
+    paths.set(op.path, [...(paths.get(op.path) ?? []), op.method.toUpperCase(), ...(op.method === 'get' ? ['HEAD'] : [])]);
+    const raw = op as unknown as Json;
+    if (raw['x-edge'] === true) edgeIds.add(operationId);
+    else operations.set(operationId, operationContract(operationId, op.method, op.path, raw));
   }
   const canonicalIds = new Set([...operations.values()].map((op) => op.canonicalId));
-  return { document, operations, canonicalIds, edgeIds };
+  for (const [path, methods] of paths) paths.set(path, methods.sort((a, b) => verbOrder.indexOf(a) - verbOrder.indexOf(b)));
+  return { document, api, operations, canonicalIds, edgeIds, paths };
 }
 
-function operationContract(operationId: string, method: string, path: string, op: Json, shared: Json[]): OperationContract {
+function operationContract(operationId: string, method: string, path: string, op: Json): OperationContract {
   const properties = new Map<string, DtoProperty>();
   const add = (name: string, schema: Json, where: 'path' | 'query' | 'body') => {
     // Path parameters are PascalCase in the seed's routes (`{ImpiantoId}`); the DTO is camelCase.
@@ -113,7 +112,7 @@ function operationContract(operationId: string, method: string, path: string, op
       schema: prev?.schema ?? schema,
     });
   };
-  for (const p of [...shared, ...((op['parameters'] ?? []) as Json[])]) {
+  for (const p of (op['parameters'] ?? []) as Json[]) {
     // format, callback and _ belong to the edge (negotiation), never to the request DTO.
     if (p['x-edge-parameter'] === true) continue;
     const where = p['in'];
@@ -158,9 +157,4 @@ function typeOf(schema: Json, where: string): ValueType {
     throw new Error(`${where}: unsupported schema type ${JSON.stringify(t)}`);
   }
   return type as ValueType;
-}
-
-function resolvePointer(document: Json, ref: string): unknown {
-  if (!ref.startsWith('#/')) throw new Error(`only local $refs are supported, got ${ref}`);
-  return ref.slice(2).split('/').reduce<unknown>((node, key) => (node as Json)[key.replace(/~1/g, '/').replace(/~0/g, '~')], document);
 }

@@ -16,31 +16,38 @@ function vary(ex: Exchange, field: string): void {
   ex.res.setHeader('Vary', current === undefined ? field : `${String(current)}, ${field}`);
 }
 
-/** Sets the CORS headers of an allowed origin; true when it has answered the request (a preflight). */
-export type Cors = (ex: Exchange) => boolean;
+export interface Cors {
+  /** Sets the CORS headers of an allowed origin, on every answer. */
+  headers(ex: Exchange): void;
+  /** Answers a preflight from an allowed origin with the path's `methods`; false when the request is none. */
+  preflight(ex: Exchange, methods: readonly string[]): boolean;
+}
 
-export function cors(origins: readonly string[], allowedMethods: (path: string) => string[]): Cors {
+export function cors(origins: readonly string[]): Cors {
   const anyOrigin = origins.includes('*');
   const allowed = new Set(origins);
-  return (ex) => {
-    if (origins.length === 0) return false;
+  const allowedOrigin = (ex: Exchange): string | undefined => {
+    if (origins.length === 0) return undefined;
     const origin = ex.header('origin');
-    if (origin === undefined || !(anyOrigin || allowed.has(origin))) return false;
-    vary(ex, 'Origin');
-    ex.res.setHeader('Access-Control-Allow-Origin', anyOrigin ? '*' : origin);
-    const requestedMethod = ex.header('access-control-request-method');
-    if (ex.req.method !== 'OPTIONS' || requestedMethod === undefined) {
-      ex.res.setHeader('Access-Control-Expose-Headers', exposeHeaders);
-      return false;
-    }
-    const methods = allowedMethods(ex.path);
-    if (methods.length === 0) return false;
-    ex.res.setHeader('Access-Control-Allow-Methods', methods.join(', '));
-    ex.res.setHeader('Access-Control-Allow-Headers', allowHeaders);
-    ex.res.setHeader('Access-Control-Max-Age', preflightMaxAgeSeconds);
-    ex.setBaseHeaders();
-    ex.res.statusCode = 204;
-    ex.res.end();
-    return true;
+    return origin !== undefined && (anyOrigin || allowed.has(origin)) ? origin : undefined;
+  };
+  const isPreflight = (ex: Exchange): boolean => ex.req.method === 'OPTIONS' && ex.header('access-control-request-method') !== undefined;
+  return {
+    headers(ex) {
+      const origin = allowedOrigin(ex);
+      if (origin === undefined) return;
+      vary(ex, 'Origin');
+      ex.res.setHeader('Access-Control-Allow-Origin', anyOrigin ? '*' : origin);
+      if (!isPreflight(ex)) ex.res.setHeader('Access-Control-Expose-Headers', exposeHeaders);
+    },
+    preflight(ex, methods) {
+      if (allowedOrigin(ex) === undefined || !isPreflight(ex) || methods.length === 0) return false;
+      ex.res.setHeader('Access-Control-Allow-Methods', methods.join(', '));
+      ex.res.setHeader('Access-Control-Allow-Headers', allowHeaders);
+      ex.res.setHeader('Access-Control-Max-Age', preflightMaxAgeSeconds);
+      ex.res.statusCode = 204;
+      ex.res.end();
+      return true;
+    },
   };
 }

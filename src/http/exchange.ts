@@ -1,8 +1,7 @@
 // One request and its answer as the edge sees them: the target's path and query, the
 // caller's address, what the edge learns on the way (the operation, the JSONP callback)
-// and a logger tagged with the request id. Plain node:http objects underneath: operations
-// are served without express (see app.ts), and the few things express's request gave us
-// are read here, each only when something asks for it.
+// and a logger tagged with the request id. Made by the first middleware (exchange-middleware.ts);
+// each part is read only when something asks for it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import proxyAddr from 'proxy-addr';
@@ -33,8 +32,6 @@ export class Exchange {
   operationId: string | undefined;
   /** The validated JSONP callback, once negotiation has run. */
   callback: string | undefined;
-  /** The headers every answer carries, as writeHead takes them: names and values in one list. */
-  readonly baseHeaders: readonly string[];
   private readonly search: string;
   private pairs: Array<[string, string]> | undefined;
   private child: Logger | undefined;
@@ -49,16 +46,9 @@ export class Exchange {
     const { path, search } = splitTarget(req.url ?? '/');
     this.path = path;
     this.search = search;
-    this.baseHeaders = ['X-Request-Id', requestId, 'X-Content-Type-Options', 'nosniff'];
-  }
-
-  /**
-   * Sets the headers every answer carries, for the answers not written by respond.ts
-   * (express's routes, a CORS preflight), which take headers through setHeader.
-   */
-  setBaseHeaders(): void {
-    const h = this.baseHeaders;
-    for (let i = 0; i < h.length; i += 2) this.res.setHeader(h[i]!, h[i + 1]!);
+    // Every answer carries these, whoever writes it.
+    res.setHeader('X-Request-Id', requestId);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
   }
 
   /** A request header by its lower-case name (repeated headers as node joins them). */

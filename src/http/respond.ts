@@ -31,10 +31,12 @@ export function toJson(body: unknown, nullFree = false): string {
   return (!nullFree && holdsNull(body) ? JSON.stringify(body, dropNulls) : JSON.stringify(body)) ?? '{}';
 }
 
-/** `base` (names and values in one list) followed by the entries of `headers`. */
-function withHeaders(base: readonly string[], headers: Readonly<Record<string, string>> | undefined): readonly string[] {
-  if (headers === undefined) return base;
-  const list = [...base];
+const none: readonly string[] = [];
+
+/** The entries of `headers` as writeHead takes them: names and values in one list. */
+function listOf(headers: Readonly<Record<string, string>> | undefined): readonly string[] {
+  if (headers === undefined) return none;
+  const list: string[] = [];
   for (const name in headers) list.push(name, headers[name]!);
   return list;
 }
@@ -42,8 +44,8 @@ function withHeaders(base: readonly string[], headers: Readonly<Record<string, s
 /**
  * Writes a complete text body, every header in one writeHead: Node then validates and
  * serializes them in one pass, where setHeader per header also keeps them in a map first
- * (5-6 µs of CPU a request under load, profiled). `headers`: names and values in one list,
- * those every answer carries first (Exchange.baseHeaders). Node sends no body for HEAD itself.
+ * (5-6 µs of CPU a request under load, profiled). `headers`: names and values in one list;
+ * Node adds those set before (the request id, middleware's) and sends no body for HEAD itself.
  */
 function end(res: ServerResponse, status: number, contentType: string, text: string, headers: readonly string[]): void {
   res.writeHead(status, [...headers, 'Content-Type', contentType, 'Content-Length', String(Buffer.byteLength(text))]);
@@ -62,12 +64,9 @@ function sendJson(res: ServerResponse, status: number, body: unknown, callback: 
   end(res, status, 'application/json; charset=utf-8', json, headers);
 }
 
-/**
- * `dtoName` names the CSV attachment (`SoggettoRecapitoQuery.csv`), whichever route served it.
- * `base`: the headers every answer carries (Exchange.baseHeaders).
- */
-export function sendResult(res: ServerResponse, dtoName: string, negotiated: Negotiated, result: OperationResponse, base: readonly string[]): void {
-  const headers = withHeaders(base, result.headers);
+/** `dtoName` names the CSV attachment (`SoggettoRecapitoQuery.csv`), whichever route served it. */
+export function sendResult(res: ServerResponse, dtoName: string, negotiated: Negotiated, result: OperationResponse): void {
+  const headers = listOf(result.headers);
   if (negotiated.format === 'csv') {
     if (!result.csv) throw new Error(`${dtoName} was negotiated as CSV but returned no table`);
     const csvHeaders = [...headers, 'Content-Disposition', `attachment; filename="${dtoName}.csv"`];
@@ -95,19 +94,18 @@ export function errorJson(error: ApiError): string {
 // What any unexpected error becomes, written by hand when answering the error failed.
 const lastResort = errorJson(asApiError(new Error('unanswerable')));
 
-/** `base`: the headers every answer carries (Exchange.baseHeaders). */
-export function sendError(res: ServerResponse, error: ApiError, options: ErrorOptions, base: readonly string[], cause?: unknown): void {
+export function sendError(res: ServerResponse, error: ApiError, options: ErrorOptions, cause?: unknown): void {
   const responseStatus = responseStatusOf(error);
   if (options.debug) {
     const stack = (cause instanceof Error ? cause.stack : undefined) ?? error.stack;
     if (stack) responseStatus['stackTrace'] = stack;
   }
-  sendJson(res, error.status, { responseStatus }, options.callback, false, withHeaders(base, error.headers));
+  sendJson(res, error.status, { responseStatus }, options.callback, false, listOf(error.headers));
 }
 
 /** The last-resort answer of a request whose error could not be answered otherwise: a bare 500 envelope. */
-export function sendLastResort(res: ServerResponse, base: readonly string[]): void {
-  end(res, 500, 'application/json; charset=utf-8', lastResort, base);
+export function sendLastResort(res: ServerResponse): void {
+  end(res, 500, 'application/json; charset=utf-8', lastResort, none);
 }
 
 /**

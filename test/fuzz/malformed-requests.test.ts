@@ -34,7 +34,7 @@ forEachDialect('fuzz: malformed requests', (dialect) => {
     this.timeout(300_000);
     const tally = { requests: 0, byKind: {} as Record<string, number>, byStatus: {} as Record<string, number>, slowestMs: {} as Record<string, number>, operations: new Set<string>() };
     const started = Date.now();
-    const arbitrary = fc.array(malformedRequests(loadContract(), target.tokens), { minLength: batch, maxLength: batch });
+    const arbitrary = fc.array(malformedRequests(await loadContract(), target.tokens), { minLength: batch, maxLength: batch });
     await fc.assert(
       fc.asyncProperty(arbitrary, async (cases: FuzzCase[]) => {
         const answers = await Promise.all(cases.map(async (c) => {
@@ -68,7 +68,7 @@ forEachDialect('fuzz: malformed requests', (dialect) => {
     fs.mkdirSync('test-output', { recursive: true });
     fs.writeFileSync(`test-output/fuzz-${dialect}.json`, JSON.stringify({ ...tally, operations: [...tally.operations].sort(), seconds }, null, 2));
     expect(tally.requests).to.be.at.least(total);
-    expect([...tally.operations].sort()).to.deep.equal([...loadContract().canonicalIds].sort());
+    expect([...tally.operations].sort()).to.deep.equal([...(await loadContract()).canonicalIds].sort());
   });
 
   it('stays up, logs no server error and leaves every table unchanged', async () => {

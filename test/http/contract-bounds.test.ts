@@ -74,7 +74,7 @@ function casesOf(op: OperationContract): BoundCase[] {
   return cases;
 }
 
-const contract = loadContract();
+const contract = await loadContract();
 // One route per request DTO: the canonical one (a GET twin or PUT shares its DTO and bounds).
 const twins = new Set(['RegisterPut', 'CaratteristicaGruppoQueryGet', 'SoggettoRecapitoQueryGet']);
 const operations = [...contract.operations.values()].filter((op) => op.operationId === op.canonicalId && !twins.has(op.operationId));

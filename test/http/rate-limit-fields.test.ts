@@ -71,8 +71,8 @@ forEachDialect('RateLimit fields', (dialect: Dialect) => {
 });
 
 describe('RateLimit fields in the contract', () => {
-  it('names the policies the server answers, on exactly the operations that count', () => {
-    const contract = loadContract();
+  it('names the policies the server answers, on exactly the operations that count', async () => {
+    const contract = await loadContract();
     const policies = new Map<string, unknown>();
     for (const item of Object.values(contract.document['paths'] as Record<string, Record<string, { operationId?: string; 'x-rate-limit'?: unknown; 'x-variant-of'?: string }>>)) {
       for (const op of Object.values(item)) if (op?.operationId && !op['x-variant-of'] && op['x-rate-limit']) policies.set(op.operationId, op['x-rate-limit']);

@@ -25,7 +25,7 @@ describe('a failure whose handling fails', () => {
         },
       };
       const logger = { child: () => failingLog, isLevelEnabled: () => false } as unknown as Logger;
-      const contract = loadContract();
+      const contract = await loadContract();
       let calls = 0;
       const boom: OperationHandler = async () => {
         calls++;

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
+import type { RequestHandler } from 'express';
 import { createApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { Dialect } from '../../src/db/dialect.js';
@@ -59,7 +60,7 @@ let contract: Contract | undefined;
 let validateResponse: ResponseValidator | undefined;
 let principals = 0;
 
-export async function startServer(options: { dialect: Dialect; env?: Record<string, string>; clock?: () => Date }): Promise<TestServer> {
+export async function startServer(options: { dialect: Dialect; env?: Record<string, string>; clock?: () => Date; middleware?: RequestHandler[] }): Promise<TestServer> {
   const testDb = await createTestDb(options.dialect);
   const config = loadConfig({ ...testEnv, ...options.env });
   const lines: string[] = [];
@@ -68,8 +69,8 @@ export async function startServer(options: { dialect: Dialect; env?: Record<stri
   const deps = { config, db: testDb.db, clock: options.clock ?? (() => new Date()), logger };
   const modules = createModules(deps);
   await modules.start();
-  contract ??= loadContract();
-  const app = await createApp(deps, contract, modules);
+  contract ??= await loadContract();
+  const app = await createApp(deps, contract, modules, { middleware: options.middleware });
   const server: Server = await new Promise((resolve) => { const s = createServer(app).listen(0, '127.0.0.1', () => resolve(s)); });
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 

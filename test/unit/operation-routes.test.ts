@@ -1,78 +1,89 @@
+// The contract's paths on express's router (operation-routes.ts): each request reaches the
+// operation openapi-backend lists for its method and path, with its path parameters
+// decoded; other methods reach the 405 answer with the methods the path declares.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { OpenAPIBackend } from 'openapi-backend';
-import { fromDocument, loadContract, type Contract } from '../../src/http/contract.js';
-import { operationRoutes, recentPaths, type OperationRoutes, type Route } from '../../src/http/operation-routes.js';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { contractOf, loadContract, type Contract } from '../../src/http/contract.js';
+import { operationRouter, pathError } from '../../src/http/operation-routes.js';
 
-async function routesOf(contract: Contract): Promise<OperationRoutes> {
-  const api = new OpenAPIBackend({ definition: contract.document as never, quick: true, validate: false, strict: true });
-  await api.init();
-  return operationRoutes(api, contract);
+interface Answer {
+  readonly status: number;
+  readonly body: { operationId?: string; params?: Record<string, string>; allow?: string; error?: string };
 }
 
-function matched(routes: OperationRoutes, method: string, path: string): Route {
-  const r = routes.match(method, path);
-  if (!r.ok) throw new Error(`unexpected error ${r.error.code}`);
-  return r.value;
+/** Serves `contract` with handlers that echo what they matched. */
+async function serveRoutes(contract: Contract): Promise<{ get(method: string, path: string): Promise<Answer>; close(): void }> {
+  const app = express();
+  app.use(operationRouter(contract, {
+    operation: (op) => (req, res) => void res.json({ operationId: op.operationId, params: { ...req.params } }),
+    otherMethod: (allow) => (_req, res) => void res.status(405).json({ allow: allow.join(', ') }),
+  }));
+  app.use((_req: Request, res: Response) => void res.status(404).json({}));
+  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => void res.status(pathError(err)?.status ?? 500).json({ error: pathError(err)?.code }));
+  const server: Server = await new Promise((resolve) => { const s = createServer(app).listen(0, '127.0.0.1', () => resolve(s)); });
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    async get(method, path) {
+      const res = await fetch(base + path, { method });
+      const text = await res.text();
+      return { status: res.status, body: text === '' ? {} : JSON.parse(text) };
+    },
+    close: () => server.close(),
+  };
 }
 
 describe('operation routes', () => {
   describe('on the service contract', () => {
-    let routes: OperationRoutes;
-    before(async () => { routes = await routesOf(loadContract()); });
+    let routes: Awaited<ReturnType<typeof serveRoutes>>;
+    before(async () => { routes = await serveRoutes(await loadContract()); });
+    after(() => routes.close());
 
-    it('finds a query operation by its exact path; a trailing slash is no declared path', () => {
-      const r = matched(routes, 'POST', '/json/reply/SoggettoRecapitoQuery');
-      expect(r.kind).to.equal('operation');
-      if (r.kind === 'operation') expect(r.operation.operationId).to.equal('SoggettoRecapitoQuery');
-      expect(matched(routes, 'POST', '/json/reply/SoggettoRecapitoQuery/').kind).to.equal('notFound');
+    it('finds a query operation by its exact path; a trailing slash is no declared path', async () => {
+      expect((await routes.get('POST', '/json/reply/SoggettoRecapitoQuery')).body.operationId).to.equal('SoggettoRecapitoQuery');
+      expect((await routes.get('POST', '/json/reply/SoggettoRecapitoQuery/')).status).to.equal(404);
     });
 
-    it('finds the variant routes of an operation, each pointing at its canonical operation', () => {
-      for (const [method, path, id] of [['POST', '/api/SoggettoRecapitoQuery.csv', 'SoggettoRecapitoQueryApiCsv'], ['GET', '/json/reply/GetImpiantoFilesRequest', 'GetImpiantoFilesRequestReply'], ['GET', '/impianti/3/files.json', 'GetImpiantoFilesRequestJson']] as const) {
-        const r = matched(routes, method, path);
-        expect(r.kind, path).to.equal('operation');
-        if (r.kind === 'operation') expect([r.operation.operationId, r.operation.canonicalId], path).to.deep.equal([id, id.startsWith('Soggetto') ? 'SoggettoRecapitoQuery' : 'GetImpiantoFilesRequest']);
+    it('finds the variant routes of an operation, the predefined ones in any letter case', async () => {
+      for (const [method, path, id] of [
+        ['POST', '/api/SoggettoRecapitoQuery.csv', 'SoggettoRecapitoQueryApiCsv'],
+        ['POST', '/API/soggettorecapitoquery.CSV', 'SoggettoRecapitoQueryApiCsv'],
+        ['GET', '/json/reply/GetImpiantoFilesRequest', 'GetImpiantoFilesRequestReply'],
+        ['GET', '/impianti/3/files.json', 'GetImpiantoFilesRequestJson'],
+      ] as const) {
+        expect((await routes.get(method, path)).body.operationId, path).to.equal(id);
       }
     });
 
-    it('keeps its answers for templated paths within a bound: the oldest go first, and an answer is the same either way', function () {
-      // Fills the whole bound of remembered paths, one match at a time.
-      this.timeout(120_000);
-      for (let id = 1; id <= recentPaths + 50; id++) matched(routes, 'GET', `/impianti/${id}/files`);
-      for (const id of [1, 60, recentPaths + 50]) {
-        const r = matched(routes, 'GET', `/impianti/${id}/files`);
-        expect(r.kind).to.equal('operation');
-        if (r.kind === 'operation') expect([r.operation.operationId, r.params]).to.deep.equal(['GetImpiantoFilesRequest', { ImpiantoId: String(id) }]);
-      }
-      expect(matched(routes, 'DELETE', '/impianti/7/files')).to.deep.equal({ kind: 'methodNotAllowed', allow: ['GET', 'HEAD'] });
+    it('matches the other paths in their own letter case only', async () => {
+      expect((await routes.get('POST', '/register')).body.operationId).to.equal('Register');
+      expect((await routes.get('POST', '/Register')).status).to.equal(404);
+      expect((await routes.get('GET', '/Impianti/3/files')).status).to.equal(404);
     });
 
-    it('reads and percent-decodes path parameters', () => {
-      const r = matched(routes, 'GET', '/impianti/4%32/files');
-      expect(r).to.include({ kind: 'operation' });
-      if (r.kind === 'operation') {
-        expect(r.operation.operationId).to.equal('GetImpiantoFilesRequest');
-        expect(r.params).to.deep.equal({ ImpiantoId: '42' });
-      }
+    it('reads and percent-decodes path parameters', async () => {
+      expect((await routes.get('GET', '/impianti/4%32/files')).body).to.deep.equal({ operationId: 'GetImpiantoFilesRequest', params: { ImpiantoId: '42' } });
     });
 
-    it('answers a known path with the wrong method with the methods it allows, HEAD with GET', () => {
-      expect(matched(routes, 'DELETE', '/impianti/1/files')).to.deep.equal({ kind: 'methodNotAllowed', allow: ['GET', 'HEAD'] });
-      const q = matched(routes, 'PATCH', '/json/reply/CaratteristicaGruppoQuery');
-      expect(q.kind).to.equal('methodNotAllowed');
-      if (q.kind === 'methodNotAllowed') expect(q.allow).to.include.members(['GET', 'POST']);
+    it('answers HEAD where GET is declared', async () => {
+      expect((await routes.get('HEAD', '/impianti/7/files')).status).to.equal(200);
     });
 
-    it('does not know other paths, nor templated paths with extra segments', () => {
+    it('answers a known path with the wrong method with the methods it allows, HEAD with GET', async () => {
+      expect(await routes.get('DELETE', '/impianti/1/files')).to.deep.equal({ status: 405, body: { allow: 'GET, HEAD' } });
+      expect(await routes.get('PATCH', '/json/reply/CaratteristicaGruppoQuery')).to.deep.equal({ status: 405, body: { allow: 'GET, POST, HEAD' } });
+      expect(await routes.get('GET', '/register')).to.deep.equal({ status: 405, body: { allow: 'POST, PUT' } });
+    });
+
+    it('does not know other paths, nor templated paths with extra segments', async () => {
       for (const path of ['/nope', '/impianti/1', '/impianti/1/files/2', '/json/reply/Nope']) {
-        expect(matched(routes, 'GET', path), path).to.deep.equal({ kind: 'notFound' });
+        expect((await routes.get('GET', path)).status, path).to.equal(404);
       }
     });
 
-    it('refuses a path parameter that is not percent-encoded UTF-8 as the client\'s error', () => {
-      const r = routes.match('GET', '/impianti/%FF/files');
-      expect(r.ok).to.equal(false);
-      if (!r.ok) expect([r.error.status, r.error.code]).to.deep.equal([400, 'SerializationException']);
+    it('refuses a path parameter that is not percent-encoded UTF-8 as the client\'s error', async () => {
+      expect(await routes.get('GET', '/impianti/%FF/files')).to.deep.equal({ status: 400, body: { error: 'SerializationException' } });
     });
   });
 
@@ -80,14 +91,17 @@ describe('operation routes', () => {
     const op = (operationId: string, parameters: string[] = []) => ({
       get: { operationId, 'x-public': true, parameters: parameters.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })), responses: { 200: { description: 'ok' } } },
     });
-    const routes = await routesOf(fromDocument({
+    const routes = await serveRoutes(await contractOf({
       openapi: '3.0.3',
       info: { title: 't', version: '1' },
-      paths: { '/a/{x}/b/{y}': op('Two', ['x', 'y']), '/a/{x}': op('One', ['x']), '/a/special': op('Special') },
+      paths: { '/a/{x}': op('One', ['x']), '/a/{x}/b/{y}': op('Two', ['x', 'y']), '/a/special': op('Special') },
     }));
-    const special = matched(routes, 'GET', '/a/special');
-    expect(special.kind === 'operation' && special.operation.operationId).to.equal('Special');
-    const two = matched(routes, 'GET', '/a/x%2Fy/b/z.json');
-    expect(two.kind === 'operation' && [two.operation.operationId, two.params]).to.deep.equal(['Two', { x: 'x/y', y: 'z.json' }]);
+    try {
+      expect((await routes.get('GET', '/a/special')).body.operationId).to.equal('Special');
+      expect((await routes.get('GET', '/a/other')).body).to.deep.equal({ operationId: 'One', params: { x: 'other' } });
+      expect((await routes.get('GET', '/a/x%2Fy/b/z.json')).body).to.deep.equal({ operationId: 'Two', params: { x: 'x/y', y: 'z.json' } });
+    } finally {
+      routes.close();
+    }
   });
 });

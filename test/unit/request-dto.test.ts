@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { fromDocument } from '../../src/http/contract.js';
+import { contractOf } from '../../src/http/contract.js';
 import { buildDto, type Body } from '../../src/http/request-dto.js';
 
 // A miniature contract with every kind of property the edge converts.
@@ -39,7 +39,7 @@ const document = {
     },
   },
 };
-const op = fromDocument(document).operations.get('Things')!;
+const op = (await contractOf(document)).operations.get('Things')!;
 const none: Body = { kind: 'none' };
 const q = (s: string) => [...new URLSearchParams(s)];
 

@@ -2,20 +2,19 @@
 // check the DTO laid out as the contract declares it (path, query, body), and every broken
 // rule comes back as a field error under the spec's PascalCase name.
 import { expect } from 'chai';
-import { contractBackend } from '../../src/http/contract-backend.js';
-import { fromDocument, loadContract, type Contract } from '../../src/http/contract.js';
+import { contractOf, loadContract, type Contract } from '../../src/http/contract.js';
 import { requestValidator } from '../../src/http/validate-request.js';
 
 async function validatorFor(contract: Contract, operationId: string) {
-  const api = await contractBackend(contract);
-  return requestValidator(api, contract.operations.get(operationId)!);
+  return requestValidator(contract.api, contract.operations.get(operationId)!);
 }
 
 const fieldErrors = (r: { ok: boolean; error?: unknown }) =>
   r.ok ? [] : (r.error as { errors: { fieldName: string; errorCode: string }[] }).errors.map((e) => [e.fieldName, e.errorCode]);
 
 describe('request validation by openapi-backend', () => {
-  const contract = loadContract();
+  let contract: Contract;
+  before(async () => { contract = await loadContract(); });
 
   it('lists every broken rule of a body, under the spec\'s names, and passes a good DTO as it is', async () => {
     const validate = await validatorFor(contract, 'Authenticate');
@@ -35,7 +34,7 @@ describe('request validation by openapi-backend', () => {
   it('follows an edit of the contract: a rule added to the spec is enforced with no code changed', async () => {
     const document = structuredClone(contract.document) as { components: { schemas: Record<string, { properties: Record<string, Record<string, unknown>> }> } };
     document.components.schemas['Authenticate']!.properties['userName']!['maxLength'] = 5;
-    const validate = await validatorFor(fromDocument(document), 'Authenticate');
+    const validate = await validatorFor(await contractOf(document), 'Authenticate');
     expect(fieldErrors(validate({ userName: 'mario' }))).to.deep.equal([]);
     expect(fieldErrors(validate({ userName: 'mario1' }))).to.deep.equal([['UserName', 'Length']]);
   });

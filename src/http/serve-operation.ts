@@ -1,0 +1,52 @@
+// Serves one operation of the contract: negotiation, access, the body, the request DTO
+// (request-dto.ts, ServiceStack's leniencies), openapi-backend's validators for the
+// contract's rules (validate-request.ts), the handler, and the answer.
+import type { CanonicalOperationId } from '../../generated/operations.js';
+import { authorize, type Authenticator } from './access.js';
+import type { Contract, OperationContract } from './contract.js';
+import type { Exchange } from './exchange.js';
+import { HandlerRequest } from './handler-request.js';
+import { negotiate } from './negotiate.js';
+import { callHandler, type HandlerMap } from './operation.js';
+import { parseBody } from './parse-body.js';
+import { readBody } from './read-body.js';
+import { buildDto, type Body } from './request-dto.js';
+import { sendResult } from './respond.js';
+import { requestValidator } from './validate-request.js';
+
+const bodyLimit = 1024 * 1024;
+
+export type ServeOperation = (op: OperationContract, params: Readonly<Record<string, string>>, ex: Exchange) => Promise<void>;
+
+export function operationServer(contract: Contract, modules: { readonly handlers: HandlerMap; readonly authenticator: Authenticator }): ServeOperation {
+  const validators = new Map([...contract.operations].map(([id, op]) => [id, requestValidator(contract.api, op)]));
+  return async (op, params, ex) => {
+    ex.operationId = op.canonicalId;
+    const negotiated = negotiate({
+      suffix: op.suffix,
+      formatParam: ex.queryValue('format'),
+      accept: ex.header('accept'),
+      callback: ex.queryValue('callback'),
+      csvAllowed: op.csv,
+      cacheBuster: ex.queryValue('_'),
+    });
+    ex.callback = negotiated.callback;
+    const principal = authorize(op.access, ex.header('authorization'), modules.authenticator);
+    let body: Body = { kind: 'none' };
+    if (op.acceptsBody && ex.req.method !== 'GET' && ex.req.method !== 'HEAD') {
+      const raw = await readBody(ex.req, bodyLimit);
+      if (!raw.ok) throw raw.error;
+      body = parseBody(ex.header('content-type'), raw.value);
+    }
+    const built = buildDto(op, params, ex.query, body);
+    if (!built.ok) throw built.error;
+    if (!op.validatedByHandler) {
+      const checked = validators.get(op.operationId)!(built.value);
+      if (!checked.ok) throw checked.error;
+    }
+    // createApp's checkWiring has matched every canonical id of the contract to a handler of the map.
+    const handlerRequest = new HandlerRequest(op.canonicalId, built.value, principal, negotiated.format, ex, modules.authenticator);
+    const result = await callHandler(modules.handlers, op.canonicalId as CanonicalOperationId, handlerRequest);
+    sendResult(ex.res, op.dtoName, negotiated, result);
+  };
+}
