@@ -52,6 +52,7 @@ export async function createApp(deps: Deps, contract: Contract, modules: AppModu
     allowCors.headers(exchangeOf(res));
     next();
   });
+  // Middleware added here reaches every operation and every edge route.
   for (const middleware of options.middleware ?? []) app.use(middleware);
   app.use(operationRouter(contract, {
     operation: (op) => (req, res, next) => serve(op, req.params as Record<string, string>, exchangeOf(res)).catch(next),
