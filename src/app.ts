@@ -23,7 +23,7 @@ import { readBody } from './http/read-body.js';
 import { logAnswered, requestIdOf } from './http/request-log.js';
 import { buildDto, type Body } from './http/request-dto.js';
 import { asApiError, sendError, sendLastResort, sendResult } from './http/respond.js';
-import { requestValidator } from './http/validate-request.js';
+import { requestValidators } from './http/validate-request.js';
 import { contractBackend } from './http/contract-backend.js';
 import { edgeRoutes } from './http/edge-routes.js';
 import { cors } from './http/cors.js';
@@ -57,7 +57,7 @@ export async function createApp(deps: Deps, contract: Contract, modules: AppModu
   );
 
   const api = await contractBackend(contract);
-  const validators = new Map([...contract.operations].map(([id, op]) => [id, requestValidator(api, op)]));
+  const validators = requestValidators(api, contract);
   const routes = operationRoutes(api, contract);
   const canonical = (path: string): string => (predefinedPrefix.test(path) ? byDtoName.get(path.toLowerCase()) ?? path : path);
 
@@ -85,12 +85,9 @@ export async function createApp(deps: Deps, contract: Contract, modules: AppModu
     }
     const built = buildDto(op, params, ex.query, body);
     if (!built.ok) throw built.error;
-    if (!op.validatedByHandler) {
-      const checked = validators.get(op.operationId)!(built.value);
-      if (!checked.ok) throw checked.error;
-    }
+    const fieldErrors = validators.get(op.operationId)!(built.value);
     // checkWiring has matched every canonical id of the contract to a handler of the map.
-    const result = await callHandler(modules.handlers, op.canonicalId as CanonicalOperationId, new HandlerRequest(op.canonicalId, built.value, principal, negotiated.format, ex, modules.authenticator));
+    const result = await callHandler(modules.handlers, op.canonicalId as CanonicalOperationId, new HandlerRequest(op.canonicalId, built.value, fieldErrors, principal, negotiated.format, ex, modules.authenticator));
     sendResult(ex.res, op.dtoName, negotiated, result, ex.baseHeaders);
   };
 
