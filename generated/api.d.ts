@@ -2790,7 +2790,10 @@ export interface components {
             firstName?: string;
             lastName?: string;
             displayName?: string;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description The WHATWG grammar (HTML's `input type=email`), with a local part of at most 64 characters (`Email`).
+             */
             email?: string;
             /** @description Body only; in a query string it is a 400 `InvalidValue`. */
             password: string;
@@ -4023,7 +4026,8 @@ export interface components {
         RegisterMeta: components["schemas"]["Register"]["meta"];
         /**
          * @description Where the client goes next; echoed as `referrerUrl`. Only a relative path is
-         *     accepted: it starts with exactly one `/` and holds no `\` (else 400 `InvalidValue`).
+         *     accepted: it starts with exactly one `/` and holds no `\`, control character or
+         *     space (else 400 `InvalidValue`).
          * @example /benvenuto
          */
         RegisterContinue: string;
@@ -4112,7 +4116,8 @@ export interface operations {
                 meta?: components["parameters"]["RegisterMeta"];
                 /**
                  * @description Where the client goes next; echoed as `referrerUrl`. Only a relative path is
-                 *     accepted: it starts with exactly one `/` and holds no `\` (else 400 `InvalidValue`).
+                 *     accepted: it starts with exactly one `/` and holds no `\`, control character or
+                 *     space (else 400 `InvalidValue`).
                  * @example /benvenuto
                  */
                 continue?: components["parameters"]["RegisterContinue"];
@@ -4183,7 +4188,8 @@ export interface operations {
                 meta?: components["parameters"]["RegisterMeta"];
                 /**
                  * @description Where the client goes next; echoed as `referrerUrl`. Only a relative path is
-                 *     accepted: it starts with exactly one `/` and holds no `\` (else 400 `InvalidValue`).
+                 *     accepted: it starts with exactly one `/` and holds no `\`, control character or
+                 *     space (else 400 `InvalidValue`).
                  * @example /benvenuto
                  */
                 continue?: components["parameters"]["RegisterContinue"];
@@ -4254,7 +4260,8 @@ export interface operations {
                 meta?: components["parameters"]["RegisterMeta"];
                 /**
                  * @description Where the client goes next; echoed as `referrerUrl`. Only a relative path is
-                 *     accepted: it starts with exactly one `/` and holds no `\` (else 400 `InvalidValue`).
+                 *     accepted: it starts with exactly one `/` and holds no `\`, control character or
+                 *     space (else 400 `InvalidValue`).
                  * @example /benvenuto
                  */
                 continue?: components["parameters"]["RegisterContinue"];
@@ -4325,7 +4332,8 @@ export interface operations {
                 meta?: components["parameters"]["RegisterMeta"];
                 /**
                  * @description Where the client goes next; echoed as `referrerUrl`. Only a relative path is
-                 *     accepted: it starts with exactly one `/` and holds no `\` (else 400 `InvalidValue`).
+                 *     accepted: it starts with exactly one `/` and holds no `\`, control character or
+                 *     space (else 400 `InvalidValue`).
                  * @example /benvenuto
                  */
                 continue?: components["parameters"]["RegisterContinue"];
@@ -4396,7 +4404,8 @@ export interface operations {
                 meta?: components["parameters"]["RegisterMeta"];
                 /**
                  * @description Where the client goes next; echoed as `referrerUrl`. Only a relative path is
-                 *     accepted: it starts with exactly one `/` and holds no `\` (else 400 `InvalidValue`).
+                 *     accepted: it starts with exactly one `/` and holds no `\`, control character or
+                 *     space (else 400 `InvalidValue`).
                  * @example /benvenuto
                  */
                 continue?: components["parameters"]["RegisterContinue"];
@@ -4467,7 +4476,8 @@ export interface operations {
                 meta?: components["parameters"]["RegisterMeta"];
                 /**
                  * @description Where the client goes next; echoed as `referrerUrl`. Only a relative path is
-                 *     accepted: it starts with exactly one `/` and holds no `\` (else 400 `InvalidValue`).
+                 *     accepted: it starts with exactly one `/` and holds no `\`, control character or
+                 *     space (else 400 `InvalidValue`).
                  * @example /benvenuto
                  */
                 continue?: components["parameters"]["RegisterContinue"];
@@ -4538,7 +4548,8 @@ export interface operations {
                 meta?: components["parameters"]["RegisterMeta"];
                 /**
                  * @description Where the client goes next; echoed as `referrerUrl`. Only a relative path is
-                 *     accepted: it starts with exactly one `/` and holds no `\` (else 400 `InvalidValue`).
+                 *     accepted: it starts with exactly one `/` and holds no `\`, control character or
+                 *     space (else 400 `InvalidValue`).
                  * @example /benvenuto
                  */
                 continue?: components["parameters"]["RegisterContinue"];
@@ -4609,7 +4620,8 @@ export interface operations {
                 meta?: components["parameters"]["RegisterMeta"];
                 /**
                  * @description Where the client goes next; echoed as `referrerUrl`. Only a relative path is
-                 *     accepted: it starts with exactly one `/` and holds no `\` (else 400 `InvalidValue`).
+                 *     accepted: it starts with exactly one `/` and holds no `\`, control character or
+                 *     space (else 400 `InvalidValue`).
                  * @example /benvenuto
                  */
                 continue?: components["parameters"]["RegisterContinue"];
@@ -4680,7 +4692,8 @@ export interface operations {
                 meta?: components["parameters"]["RegisterMeta"];
                 /**
                  * @description Where the client goes next; echoed as `referrerUrl`. Only a relative path is
-                 *     accepted: it starts with exactly one `/` and holds no `\` (else 400 `InvalidValue`).
+                 *     accepted: it starts with exactly one `/` and holds no `\`, control character or
+                 *     space (else 400 `InvalidValue`).
                  * @example /benvenuto
                  */
                 continue?: components["parameters"]["RegisterContinue"];
@@ -4751,7 +4764,8 @@ export interface operations {
                 meta?: components["parameters"]["RegisterMeta"];
                 /**
                  * @description Where the client goes next; echoed as `referrerUrl`. Only a relative path is
-                 *     accepted: it starts with exactly one `/` and holds no `\` (else 400 `InvalidValue`).
+                 *     accepted: it starts with exactly one `/` and holds no `\`, control character or
+                 *     space (else 400 `InvalidValue`).
                  * @example /benvenuto
                  */
                 continue?: components["parameters"]["RegisterContinue"];
@@ -4822,7 +4836,8 @@ export interface operations {
                 meta?: components["parameters"]["RegisterMeta"];
                 /**
                  * @description Where the client goes next; echoed as `referrerUrl`. Only a relative path is
-                 *     accepted: it starts with exactly one `/` and holds no `\` (else 400 `InvalidValue`).
+                 *     accepted: it starts with exactly one `/` and holds no `\`, control character or
+                 *     space (else 400 `InvalidValue`).
                  * @example /benvenuto
                  */
                 continue?: components["parameters"]["RegisterContinue"];
@@ -4893,7 +4908,8 @@ export interface operations {
                 meta?: components["parameters"]["RegisterMeta"];
                 /**
                  * @description Where the client goes next; echoed as `referrerUrl`. Only a relative path is
-                 *     accepted: it starts with exactly one `/` and holds no `\` (else 400 `InvalidValue`).
+                 *     accepted: it starts with exactly one `/` and holds no `\`, control character or
+                 *     space (else 400 `InvalidValue`).
                  * @example /benvenuto
                  */
                 continue?: components["parameters"]["RegisterContinue"];

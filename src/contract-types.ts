@@ -13,8 +13,8 @@ type BodyOf<Id extends CanonicalOperationId> = Op<Id> extends { requestBody?: { 
 
 /**
  * What the handler of `Id` receives: its path parameters, and the query and body
- * properties it declares, each possibly absent (the edge checks types and the schema's
- * rules, while operations marked x-validated-by-handler check presence themselves).
+ * properties it declares, each possibly absent: a handler that reports the contract's field
+ * errors itself (Register, the queries) runs before a missing required property is answered.
  */
 export type RequestDto<Id extends CanonicalOperationId> = PathOf<Id> & Readonly<Partial<QueryOf<Id> & BodyOf<Id>>>;
 

@@ -5,6 +5,7 @@ export type { FieldSpec, FilterSpec, OperatorSpec, QueryDtoSpec, QueryLimits };
 export interface Catalog {
   readonly operators: readonly OperatorSpec[];
   readonly limits: QueryLimits;
+  readonly paging: { readonly takeMaximum: number };
   readonly families: Readonly<Record<string, FamilySchema>>;
   readonly queryDtos: readonly QueryDtoSpec[];
 }

@@ -33,7 +33,10 @@ function buildDto(dto, operators) {
   };
 }
 
-/** @returns { operators, limits, families, queryDtos: QueryDtoSpec[] } in spec order. */
+/**
+ * @returns { operators, limits, paging, families, queryDtos: QueryDtoSpec[] } in spec order;
+ * `paging` (Take's maximum) is the contract's alone, so the whitelist does not carry it.
+ */
 export function buildCatalog(inputs) {
   const operators = inputs.operators.map((op) => ({
     kind: op.kind,
@@ -45,6 +48,7 @@ export function buildCatalog(inputs) {
   return {
     operators,
     limits: { inMaxItems: inputs.limits.inMaxItems, stringMaxLength: inputs.limits.stringMaxLength },
+    paging: { takeMaximum: inputs.limits.takeMaximum },
     families: inputs.families,
     queryDtos: inputs.dtos.map((dto) => buildDto(dto, operators)),
   };

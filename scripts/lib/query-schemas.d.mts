@@ -11,7 +11,7 @@ export interface QueryParameter {
 }
 export declare function valueSchema(family: string, catalog: Catalog): JsonSchema;
 export declare function filterSchema(filter: FilterSpec, dto: QueryDtoSpec, catalog: Catalog): JsonSchema;
-export declare function shapingSchemas(dto: QueryDtoSpec): Record<string, JsonSchema>;
+export declare function shapingSchemas(dto: QueryDtoSpec, catalog: Catalog): Record<string, JsonSchema>;
 export declare function requestSchema(dto: QueryDtoSpec, catalog: Catalog): JsonSchema & { properties: Record<string, JsonSchema> };
 export declare function recordSchema(dto: QueryDtoSpec, catalog: Catalog): JsonSchema & { properties: Record<string, JsonSchema> };
 export declare function responseSchema(dto: QueryDtoSpec): JsonSchema;

@@ -11,31 +11,50 @@ export function valueSchema(family, catalog) {
   return schema;
 }
 
+/** A string's length limit, worded as the field error says it (design.md §3). */
+const lengthMessage = (name) => ({ maxLength: `'${name}' must be at most {maxLength} characters` });
+
+/** One value of the filter `name`: a string value carries the message of its length limit. */
+function filterValue(name, family, catalog) {
+  const value = valueSchema(family, catalog);
+  return typeof value.maxLength === 'number' ? { ...value, 'x-error-messages': lengthMessage(name) } : value;
+}
+
 /** The schema of a filter property: one value, exactly two (`pair`) or a bounded list. */
 export function filterSchema(filter, dto, catalog) {
   const op = catalog.operators.find((o) => o.kind === filter.operator);
   const field = dto.fields.find((f) => f.name === filter.field);
-  const value = valueSchema(field.family, catalog);
+  const value = filterValue(filter.name, field.family, catalog);
   const text = `\`${field.name}\` ${op.text}.`;
   if (op.arity === 'one') return { ...value, description: text };
-  if (op.arity === 'pair') return { type: 'array', description: text, items: value, minItems: 2, maxItems: 2 };
-  return { type: 'array', description: `${text} At most ${catalog.limits.inMaxItems} values.`, items: value, maxItems: catalog.limits.inMaxItems };
+  if (op.arity === 'pair') {
+    const exactly = `'${filter.name}' takes exactly {maxItems} values, got {count}`;
+    return { type: 'array', description: text, items: value, minItems: 2, maxItems: 2, 'x-error-messages': { minItems: exactly, maxItems: exactly } };
+  }
+  const inMax = catalog.limits.inMaxItems;
+  return { type: 'array', description: `${text} At most ${inMax} values.`, items: value, maxItems: inMax, 'x-error-messages': { maxItems: `'${filter.name}' takes at most {maxItems} values, got {count}` } };
 }
 
-const text = (description) => ({ type: 'string', maxLength: 1000, description });
+const text = (name, description) => ({ type: 'string', maxLength: 1000, description, 'x-error-messages': lengthMessage(name) });
 
 /** design.md §7: paging and shaping properties shared by every query DTO. */
-export function shapingSchemas(dto) {
-  const int = (description) => ({ type: 'integer', format: 'int32', minimum: 0, maximum: INT32.maximum, description });
+export function shapingSchemas(dto, catalog) {
+  const count = (name, maximum, description) => ({ type: 'integer', format: 'int32', minimum: 0, maximum, description, 'x-error-messages': { minimum: `'${name}' must be {minimum} or more` } });
   return {
-    skip: int('Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth.'),
-    take: int('Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows.'),
-    after: { type: 'string', maxLength: 4096, description: 'Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`.' },
-    orderBy: text(`Comma list of fields to sort by, a \`-\` prefix sorts descending; names are case-insensitive. \`${dto.primaryKey}\` always closes the order, in the direction of its last term, so paging is stable.`),
-    orderByDesc: text('Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`.'),
-    include: text('Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items.'),
-    fields: text('Comma list of the fields the results hold, case-insensitive; default all.'),
-    meta: { type: 'object', description: 'Accepted and ignored. At most 20 entries, values at most 1024 characters.', maxProperties: 20, additionalProperties: { type: 'string', maxLength: 1024 } },
+    skip: count('Skip', INT32.maximum, 'Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth.'),
+    take: count('Take', catalog.paging.takeMaximum, 'Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows.'),
+    after: { type: 'string', maxLength: 4096, description: 'Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`.', 'x-error-messages': lengthMessage('After') },
+    orderBy: text('OrderBy', `Comma list of fields to sort by, a \`-\` prefix sorts descending; names are case-insensitive. \`${dto.primaryKey}\` always closes the order, in the direction of its last term, so paging is stable.`),
+    orderByDesc: text('OrderByDesc', 'Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`.'),
+    include: text('Include', 'Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items.'),
+    fields: text('Fields', 'Comma list of the fields the results hold, case-insensitive; default all.'),
+    meta: {
+      type: 'object',
+      description: 'Accepted and ignored. At most 20 entries, values at most 1024 characters.',
+      maxProperties: 20,
+      additionalProperties: { type: 'string', maxLength: 1024, 'x-error-messages': { maxLength: "'Meta' values must be at most {maxLength} characters", type: "'Meta' must be an object of strings" } },
+      'x-error-messages': { maxProperties: "'Meta' must have at most {maxProperties} entries" },
+    },
   };
 }
 
@@ -47,7 +66,7 @@ export function requestSchema(dto, catalog) {
     description: `Filters of \`${dto.record}\` (combined with AND) and paging. Names are case-insensitive; null counts as absent.`,
     additionalProperties: false,
     'x-case-insensitive-properties': true,
-    properties: { ...properties, ...shapingSchemas(dto) },
+    properties: { ...properties, ...shapingSchemas(dto, catalog) },
   };
 }
 

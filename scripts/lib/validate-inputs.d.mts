@@ -24,7 +24,7 @@ export interface DtoRow {
 }
 export interface QueryInputs {
   readonly families: Readonly<Record<string, FamilySchema>>;
-  readonly limits: { readonly inMaxItems: number; readonly stringMaxLength: number };
+  readonly limits: { readonly inMaxItems: number; readonly stringMaxLength: number; readonly takeMaximum: number };
   readonly operators: readonly OperatorRow[];
   readonly dtos: readonly DtoRow[];
 }

@@ -23,6 +23,8 @@ function checkOperators(table, vocabulary, problems) {
   if (!Number.isInteger(stringMaxLength) || stringMaxLength < 1) problems.push(`${at}: families.string.maxLength must be a positive integer`);
   const inMaxItems = table?.limits?.inMaxItems;
   if (!Number.isInteger(inMaxItems) || inMaxItems < 1) problems.push(`${at}: limits.inMaxItems must be a positive integer`);
+  const takeMaximum = table?.limits?.takeMaximum;
+  if (!Number.isInteger(takeMaximum) || takeMaximum < 0 || takeMaximum > 2147483647) problems.push(`${at}: limits.takeMaximum must be an integer from 0 to 2147483647`);
 
   const operators = Array.isArray(table?.operators) ? table.operators : [];
   if (!Array.isArray(table?.operators)) problems.push(`${at}: \`operators\` must be a list`);
@@ -48,7 +50,7 @@ function checkOperators(table, vocabulary, problems) {
   for (const kind of vocabulary.operatorKinds) {
     if (!seenKinds.has(kind)) problems.push(`${at}: operatorKinds of catalog-types.ts lists "${kind}" but the table has no such operator`);
   }
-  return { families, limits: { inMaxItems, stringMaxLength }, operators };
+  return { families, limits: { inMaxItems, stringMaxLength, takeMaximum }, operators };
 }
 
 function checkDto(dto, index, ctx, problems) {

@@ -1,5 +1,6 @@
-// The single-field rules of accounts (design.md §5), shared by Register, the admin
-// bootstrap and the CLI so that every way of creating a user accepts the same names.
+// The single-field rules of accounts (design.md §5) for the admin bootstrap and the CLI.
+// Register's requests are checked against the contract, which states the same rules (its
+// `format: email` is isEmailAddress below); a test holds the two to the same verdicts.
 import type { FieldError } from '../errors/api-error.js';
 
 /** Lengths count Unicode code points (design.md §1). */
@@ -22,11 +23,14 @@ export function userNameError(value: string, fieldName = 'UserName'): FieldError
     : err('InvalidUserName', fieldName, 'UserName must be 3 to 36 letters or digits, optionally separated by single . _ or -');
 }
 
-export function emailError(value: string, fieldName = 'Email'): FieldError | undefined {
+/** The WHATWG grammar with RFC 5321's 64-character local part: the contract's `format: email`. */
+export function isEmailAddress(value: string): boolean {
   const local = value.split('@')[0] ?? '';
-  return codePoints(value) <= 254 && local.length <= 64 && emailPattern.test(value)
-    ? undefined
-    : err('Email', fieldName, "'Email' is not a valid email address.");
+  return local.length <= 64 && emailPattern.test(value);
+}
+
+export function emailError(value: string, fieldName = 'Email'): FieldError | undefined {
+  return codePoints(value) <= 254 && isEmailAddress(value) ? undefined : err('Email', fieldName, "'Email' is not a valid email address.");
 }
 
 export function passwordError(value: string | undefined, fieldName = 'Password'): FieldError | undefined {
@@ -43,13 +47,3 @@ export const emailKey = (email: string): string => email.normalize('NFC').toLowe
 
 /** A sign-in name holds an e-mail when it has an @ (user names cannot). */
 export const looksLikeEmail = (login: string): boolean => login.includes('@');
-
-/**
- * `continue` must be a path on this site: one leading `/`, no `//` start (protocol-relative
- * URL), no backslash and no control characters (browsers turn `/\evil` and `/\t/evil` into
- * `//evil`).
- */
-export function continueError(value: string, fieldName = 'Continue'): FieldError | undefined {
-  const safe = /^\/(?![/\\])/.test(value) && !/[\\\u0000-\u001f\u007f\s]/.test(value) && codePoints(value) <= 2048;
-  return safe ? undefined : err('InvalidValue', fieldName, "'Continue' must be a relative path starting with a single '/'.");
-}

@@ -1,9 +1,11 @@
-// Checks a Register request against every rule of design.md §5 and reports all broken
-// rules at once. The edge has already given every property its schema type, so only the
-// rules are checked here.
+// A Register request's field errors, all at once (design.md §5): the contract's (lengths, the
+// user name's pattern, the e-mail's format, the password's bounds, `continue`'s pattern,
+// which openapi-backend checks at the edge) and the rules a schema cannot say, in the order
+// the answer lists them.
 import type { RequestDto } from '../contract-types.js';
 import { ApiError, fail, ok, type FieldError, type Result } from '../errors/api-error.js';
-import { codePoints, continueError, emailError, passwordError, userNameError } from './account-rules.js';
+import { mergeFieldErrors, rankIn } from '../errors/field-errors.js';
+import { codePoints } from './account-rules.js';
 
 export interface RegisterInput {
   readonly userName: string | undefined;
@@ -17,49 +19,36 @@ export interface RegisterInput {
   readonly referrerUrl: string | undefined;
 }
 
-export const metaLimits = { entries: 20, key: 64, value: 1024 } as const;
-const nameMax = 100;
-/** ErrorView is ignored (it only mattered for HTML views) but bounded like every string. */
-const errorViewMax = 100;
+/** The 64-character key limit needs propertyNames, which OpenAPI 3.0 lacks; the contract bounds the rest. */
+export const metaLimits = { key: 64, value: 1024 } as const;
 
-export function registerInput(dto: RequestDto<'Register'>): Result<RegisterInput> {
-  const errors: FieldError[] = [];
-  const add = (e: FieldError | undefined) => void (e && errors.push(e));
+/** The order the answer lists the fields in, as ServiceStack's Register validator declares its rules. */
+const checkOrder = ['ErrorView', 'UserName', 'Email', 'Password', 'ConfirmPassword', 'FirstName', 'LastName', 'DisplayName', 'Meta', 'Continue'];
+const rank = rankIn(checkOrder);
+
+/** `contractErrors`: the contract's field errors of `dto` (request.fieldErrors). */
+export function registerInput(dto: RequestDto<'Register'>, contractErrors: readonly FieldError[]): Result<RegisterInput> {
   const blankToUndefined = (s: string | undefined) => (s === '' ? undefined : s);
   const userName = blankToUndefined(dto.userName);
   const email = blankToUndefined(dto.email);
   const { password, confirmPassword, firstName, lastName, displayName, meta, autoLogin } = dto;
-  const cont = dto.continue;
-  if (dto.errorView !== undefined && codePoints(dto.errorView) > errorViewMax) {
-    errors.push({ errorCode: 'Length', fieldName: 'ErrorView', message: `'ErrorView' must be ${errorViewMax} characters or fewer.` });
-  }
-
-  if (userName === undefined && email === undefined) {
-    errors.push({ errorCode: 'NotEmpty', fieldName: 'UserName', message: "'UserName' must not be empty." });
-  }
-  if (userName !== undefined) add(userNameError(userName));
-  if (email !== undefined) add(emailError(email));
-  add(passwordError(password));
-  if (confirmPassword !== undefined && password !== undefined && confirmPassword !== password) {
-    errors.push({ errorCode: 'PasswordsShouldMatch', fieldName: 'ConfirmPassword', message: "'ConfirmPassword' should match 'Password'." });
-  }
-  for (const [fieldName, v] of [['FirstName', firstName], ['LastName', lastName], ['DisplayName', displayName]] as const) {
-    if (v !== undefined && codePoints(v) > nameMax) {
-      errors.push({ errorCode: 'Length', fieldName, message: `'${fieldName}' must be ${nameMax} characters or fewer.` });
-    }
-  }
-  if (meta !== undefined) errors.push(...metaErrors(meta));
-  if (cont !== undefined) add(continueError(cont));
-
+  // A blank user name or e-mail counts as absent, so the contract's rules of its value do not apply.
+  const blank = new Set([...(userName === undefined ? ['UserName'] : []), ...(email === undefined ? ['Email'] : [])]);
+  const contract = contractErrors.filter((e) => !blank.has(e.fieldName));
+  const errors = mergeFieldErrors([contract, ruleErrors(dto, userName ?? email)], rank);
+  // The contract requires a password: without one, `errors` names it.
   if (errors.length > 0 || password === undefined) return fail(ApiError.validation(errors));
-  return ok({ userName, email, password, firstName, lastName, displayName, autoLogin: autoLogin === true, meta, referrerUrl: cont });
+  return ok({ userName, email, password, firstName, lastName, displayName, autoLogin: autoLogin === true, meta, referrerUrl: dto.continue });
 }
 
-function metaErrors(meta: Readonly<Record<string, string>>): FieldError[] {
-  const entries = Object.entries(meta);
+/** The rules a schema cannot say: one of two properties, two that must match, the keys of a map. */
+function ruleErrors(dto: RequestDto<'Register'>, login: string | undefined): FieldError[] {
   const errors: FieldError[] = [];
-  if (entries.length > metaLimits.entries) errors.push({ errorCode: 'TooMany', fieldName: 'Meta', message: `'Meta' must have at most ${metaLimits.entries} entries.` });
-  if (entries.some(([k, v]) => codePoints(k) > metaLimits.key || codePoints(v) > metaLimits.value)) {
+  if (login === undefined) errors.push({ errorCode: 'NotEmpty', fieldName: 'UserName', message: "'UserName' must not be empty." });
+  if (dto.confirmPassword !== undefined && dto.confirmPassword !== dto.password) {
+    errors.push({ errorCode: 'PasswordsShouldMatch', fieldName: 'ConfirmPassword', message: "'ConfirmPassword' should match 'Password'." });
+  }
+  if (dto.meta !== undefined && Object.keys(dto.meta).some((k) => codePoints(k) > metaLimits.key)) {
     errors.push({ errorCode: 'Length', fieldName: 'Meta', message: `'Meta' keys must be at most ${metaLimits.key} and values at most ${metaLimits.value} characters.` });
   }
   return errors;

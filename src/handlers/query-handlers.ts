@@ -1,22 +1,28 @@
 // The AutoQuery operations: one handler per query DTO of the generated catalog, shared by
 // its POST and GET operations. The engine does the work; this turns its Result into a
 // response (or throws the ApiError, which the edge renders: the one throw of the query path).
-import { limits, operators, queryDtos, type QueryOperation } from '../../generated/query-catalog.js';
+import { operators, queryDtos, type QueryOperation } from '../../generated/query-catalog.js';
 import type { Config } from '../config.js';
 import type { Reads } from '../db/replicas.js';
-import type { CsvTable, HandlerMap, OperationRequest, OperationResponse, ResponseBody } from '../http/operation.js';
+import { reportingFieldErrors, type CsvTable, type HandlerMap, type OperationRequest, type OperationResponse, type ResponseBody } from '../http/operation.js';
 import type { QueryDtoSpec } from '../query/catalog-types.js';
 import { engineContext, type EngineContext } from '../query/engine-context.js';
 import type { QueryResponse, RecordOf } from '../query/records.js';
 import { runQuery } from '../query/run-query.js';
 
-/** One DTO's handler, for any catalog entry: the engine's answer, with records of `dto`'s fields. */
+type QueryRequest = Pick<OperationRequest, 'format' | 'nextPageUrl'> & Partial<Pick<OperationRequest, 'fieldErrors'>> & { readonly dto: object };
+
+/**
+ * One DTO's handler, for any catalog entry: the engine's answer, with records of `dto`'s
+ * fields. The planner answers the contract's field errors with its own (an unknown OrderBy
+ * field, a cursor of another query), all at once.
+ */
 export function queryHandler<D extends QueryDtoSpec>(reads: Reads, ctx: EngineContext, dto: D) {
-  return async (request: Pick<OperationRequest, 'format' | 'nextPageUrl'> & { readonly dto: object }): Promise<Omit<OperationResponse, 'body'> & { readonly body: QueryResponse<RecordOf<D>> }> => {
+  return reportingFieldErrors(async (request: QueryRequest): Promise<Omit<OperationResponse, 'body'> & { readonly body: QueryResponse<RecordOf<D>> }> => {
     // On a replica or the primary (design.md §12); a failure is thrown so that a replica
     // that went away is retried on the primary.
     const { plan, response } = await reads.run(async (db) => {
-      const result = await runQuery(db, dto, request.dto, ctx);
+      const result = await runQuery(db, dto, request.dto, ctx, request.fieldErrors);
       if (!result.ok) throw result.error;
       return result.value;
     });
@@ -30,7 +36,7 @@ export function queryHandler<D extends QueryDtoSpec>(reads: Reads, ctx: EngineCo
       rows: response.results,
     };
     return { body: response, csv, nullFree: true, headers };
-  };
+  });
 }
 
 type Dto<Op extends QueryOperation> = (typeof queryDtos)[Op];
@@ -57,7 +63,7 @@ void sameProperties;
 export type QueryHandlers = Pick<HandlerMap, QueryOperation | `${QueryOperation}Get`>;
 
 export function createQueryHandlers(deps: { reads: Reads; config: Config }): QueryHandlers {
-  const ctx = engineContext(deps.config, operators, limits);
+  const ctx = engineContext(deps.config, operators);
   const caratteristicaGruppo = queryHandler(deps.reads, ctx, queryDtos.CaratteristicaGruppoQuery);
   const soggettoRecapito = queryHandler(deps.reads, ctx, queryDtos.SoggettoRecapitoQuery);
   return {

@@ -3,6 +3,7 @@
 // and formats, so the two read the contract's schemas alike.
 import type { Ajv, Options } from 'ajv';
 import * as ajvFormats from 'ajv-formats';
+import { isEmailAddress } from '../auth/account-rules.js';
 
 // ajv-formats is CommonJS whose default export arrives under `.default` in ESM.
 const addFormats = (ajvFormats as unknown as { default: ajvFormats.FormatsPlugin }).default;
@@ -14,8 +15,13 @@ const addFormats = (ajvFormats as unknown as { default: ajvFormats.FormatsPlugin
  */
 export const ajvOptions: Options = { allErrors: true, strict: false, verbose: true };
 
-/** The contract's string formats (`email`, `date-time`, `uri`, ...) on `ajv`. */
+/**
+ * The contract's string formats (`email`, `date-time`, `uri`, ...) on `ajv`. `email` is the
+ * WHATWG grammar (HTML's input type=email) with a local part of at most 64 characters, which
+ * every way of creating a user accepts (design.md §5).
+ */
 export function withFormats(ajv: Ajv): Ajv {
   addFormats(ajv);
+  ajv.addFormat('email', { type: 'string', validate: isEmailAddress });
   return ajv;
 }

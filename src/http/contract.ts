@@ -39,8 +39,6 @@ export interface OperationContract {
   readonly access: Access;
   readonly csv: boolean;
   readonly acceptsBody: boolean;
-  /** The handler checks the business rules itself, reporting them all at once (Register, queries). */
-  readonly validatedByHandler: boolean;
   readonly properties: ReadonlyMap<string, DtoProperty>;
   /** Lower-cased name -> canonical name: request property names are case-insensitive (design.md §1). */
   readonly byLowerName: ReadonlyMap<string, string>;
@@ -142,7 +140,6 @@ function operationContract(operationId: string, method: string, path: string, op
     access: isPublic ? { kind: 'public' } : { kind: 'roles', roles: roles as string[] },
     csv: op['x-csv'] === true,
     acceptsBody: bodySchema !== undefined,
-    validatedByHandler: op['x-validated-by-handler'] === true,
     properties,
     byLowerName: new Map([...properties.keys()].map((k) => [k.toLowerCase(), k])),
   };

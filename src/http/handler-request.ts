@@ -5,6 +5,7 @@
 // a few thousand requests a second that garbage costs a tenth of the CPU of a cheap query;
 // on the prototype, the getter is one for all requests.
 import type { Principal } from '../auth/roles.js';
+import type { FieldError } from '../errors/api-error.js';
 import { bearerOf, type Authenticator } from './access.js';
 import type { Exchange } from './exchange.js';
 import type { OperationRequest } from './operation.js';
@@ -13,6 +14,7 @@ export class HandlerRequest implements OperationRequest {
   constructor(
     readonly operationId: string,
     readonly dto: Readonly<Record<string, unknown>>,
+    readonly fieldErrors: readonly FieldError[],
     readonly principal: Principal | null,
     readonly format: 'json' | 'csv',
     private readonly ex: Exchange,

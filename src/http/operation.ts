@@ -3,7 +3,7 @@
 import type { RequestDto, ResponseBody } from '../contract-types.js';
 import type { CanonicalOperationId } from '../../generated/operations.js';
 import type { Principal } from '../auth/roles.js';
-import type { ApiError } from '../errors/api-error.js';
+import { ApiError, type FieldError } from '../errors/api-error.js';
 
 export interface OperationRequest {
   readonly operationId: string;
@@ -13,6 +13,13 @@ export interface OperationRequest {
    * against the operation's schema. Absent and null properties are missing.
    */
   readonly dto: Readonly<Record<string, unknown>>;
+  /**
+   * The contract's field errors of `dto` (validate-request.ts). Always empty for a handler
+   * that does not report them itself: the edge answers 400 before calling it. A handler
+   * marked by `reportingFieldErrors` runs with them and answers them together with its
+   * own rules' errors (design.md §3).
+   */
+  readonly fieldErrors: readonly FieldError[];
   /** Null for public operations. */
   readonly principal: Principal | null;
   /**
@@ -90,11 +97,26 @@ export function everyPropertyRead<T extends Readonly<Record<string, never>>>(res
 }
 
 
+const reporting = new WeakSet<object>();
+
+/**
+ * Marks a handler that checks rules a schema cannot say (passwords that must match, a
+ * cursor's signature) and reports the contract's field errors (`request.fieldErrors`)
+ * together with its own, all at once, after whatever it checks first (Register's rate
+ * limit). Every other handler runs only on a request that satisfies the contract.
+ */
+export function reportingFieldErrors<H extends (request: never) => Promise<unknown>>(handler: H): H {
+  reporting.add(handler);
+  return handler;
+}
+
 /**
  * Calls the handler of `id` with the request the edge built: the one place where a DTO that
  * the edge converted and validated against the operation's schema takes the operation's type.
+ * A request the contract refuses is answered here, unless the handler reports it itself.
  */
 export function callHandler<Id extends CanonicalOperationId>(handlers: HandlerMap, id: Id, request: OperationRequest): Promise<Response<Id>> {
   const handler: (request: Request<Id>) => Promise<Response<Id>> = handlers[id];
+  if (request.fieldErrors.length > 0 && !reporting.has(handler)) return Promise.reject(ApiError.validation(request.fieldErrors));
   return handler(request as Request<Id>);
 }

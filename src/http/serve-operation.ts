@@ -12,14 +12,14 @@ import { parseBody } from './parse-body.js';
 import { readBody } from './read-body.js';
 import { buildDto, type Body } from './request-dto.js';
 import { sendResult } from './respond.js';
-import { requestValidator } from './validate-request.js';
+import { requestValidators } from './validate-request.js';
 
 const bodyLimit = 1024 * 1024;
 
 export type ServeOperation = (op: OperationContract, params: Readonly<Record<string, string>>, ex: Exchange) => Promise<void>;
 
 export function operationServer(contract: Contract, modules: { readonly handlers: HandlerMap; readonly authenticator: Authenticator }): ServeOperation {
-  const validators = new Map([...contract.operations].map(([id, op]) => [id, requestValidator(contract.api, op)]));
+  const validators = requestValidators(contract.api, contract);
   return async (op, params, ex) => {
     ex.operationId = op.canonicalId;
     const negotiated = negotiate({
@@ -40,12 +40,10 @@ export function operationServer(contract: Contract, modules: { readonly handlers
     }
     const built = buildDto(op, params, ex.query, body);
     if (!built.ok) throw built.error;
-    if (!op.validatedByHandler) {
-      const checked = validators.get(op.operationId)!(built.value);
-      if (!checked.ok) throw checked.error;
-    }
+    // The contract's field errors go to the handler, which answers them (operation.ts, callHandler).
+    const fieldErrors = validators.get(op.operationId)!(built.value);
     // createApp's checkWiring has matched every canonical id of the contract to a handler of the map.
-    const handlerRequest = new HandlerRequest(op.canonicalId, built.value, principal, negotiated.format, ex, modules.authenticator);
+    const handlerRequest = new HandlerRequest(op.canonicalId, built.value, fieldErrors, principal, negotiated.format, ex, modules.authenticator);
     const result = await callHandler(modules.handlers, op.canonicalId as CanonicalOperationId, handlerRequest);
     sendResult(ex.res, op.dtoName, negotiated, result);
   };

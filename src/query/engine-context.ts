@@ -1,12 +1,11 @@
 // Everything the engine needs besides the DTO and the database, resolved once: the
-// operator table and limits from the catalog, and the paging/timeout settings.
+// operator table from the catalog, and the paging/timeout settings.
 import type { Config } from '../config.js';
-import type { OperatorSpec, QueryLimits } from './catalog-types.js';
+import type { OperatorSpec } from './catalog-types.js';
 import { cursorKey } from './cursor.js';
 
 export interface EngineContext {
   readonly operators: readonly OperatorSpec[];
-  readonly limits: QueryLimits;
   readonly defaultTake: number;
   readonly maxTake: number;
   readonly includeTotal: boolean;
@@ -24,11 +23,9 @@ export interface EngineContext {
 export function engineContext(
   config: Pick<Config, 'defaultTake' | 'maxTake' | 'includeTotal' | 'queryTimeoutMs' | 'cursorSecret' | 'estimateExactUpTo'>,
   operators: readonly OperatorSpec[],
-  limits: QueryLimits,
 ): EngineContext {
   return Object.freeze({
     operators,
-    limits,
     defaultTake: config.defaultTake,
     maxTake: config.maxTake,
     includeTotal: config.includeTotal,

@@ -3,7 +3,6 @@
 // here except the small table of extra value rules below.
 import { collect, ok, type Result } from '../errors/api-error.js';
 import type { FieldSpec, FilterSpec, OperatorKind, OperatorSpec, QueryDtoSpec } from './catalog-types.js';
-import type { EngineContext } from './engine-context.js';
 import { endsWithLoneEscape } from './like.js';
 import type { Condition, Scalar } from './plan-types.js';
 import { invalid, valuesOf } from './plan-values.js';
@@ -34,17 +33,17 @@ export function filterIndex(dto: QueryDtoSpec, operators: readonly OperatorSpec[
   return { byName };
 }
 
-function resolveOne(param: RawParam, index: FilterIndex, ctx: EngineContext): Result<Condition> {
+function resolveOne(param: RawParam, index: FilterIndex): Result<Condition> {
   const entry = index.byName.get(param.name.toLowerCase());
   if (!entry) return invalid('UnknownField', param.name, `'${param.name}' is not a property of this query`);
   const { filter, field, op } = entry;
-  const values = valuesOf[op.arity](param.value, filter.name, field.family, ctx.limits);
+  const values = valuesOf[op.arity](param.value, filter.name, field.family);
   if (!values.ok) return values;
   const broken = extraRules[op.kind]?.(values.value);
   if (broken) return invalid('InvalidValue', filter.name, `'${filter.name}' ${broken}`);
   return ok(Object.freeze({ kind: 'condition', field, operator: op.kind, values: Object.freeze(values.value) }));
 }
 
-export function planFilters(params: readonly RawParam[], index: FilterIndex, ctx: EngineContext): Result<Condition[]> {
-  return collect(params.map((p) => resolveOne(p, index, ctx)));
+export function planFilters(params: readonly RawParam[], index: FilterIndex): Result<Condition[]> {
+  return collect(params.map((p) => resolveOne(p, index)));
 }

@@ -64,7 +64,7 @@ export function planInclude(request: QueryRequest, dto: QueryDtoSpec, ctx: Engin
 const noInclude = memoPass((_text, _dto, ctx) => ok(Object.freeze({ total: ctx.includeTotal, estimatedTotal: false, aggregates: Object.freeze([]) })));
 
 function includeOf(value: unknown, dto: QueryDtoSpec, ctx: EngineContext): Result<IncludePlan> {
-  const list = commaList(value, NAME, ctx.limits);
+  const list = commaList(value, NAME);
   if (!list.ok) return list;
   if (list.value.length > ctx.includeMaxItems) {
     return invalid('TooMany', NAME, `'${NAME}' takes at most ${ctx.includeMaxItems} items, got ${list.value.length}`);

@@ -27,7 +27,7 @@ type Term = { readonly field: FieldSpec; readonly desc: boolean };
 /** One parameter's terms; `descByDefault` is true for OrderByDesc, where `-` flips to ascending. */
 function terms(dto: QueryDtoSpec, raw: unknown, name: string, descByDefault: boolean, ctx: EngineContext): Result<Term[]> {
   if (raw === undefined) return ok([]);
-  const list = commaList(raw, name, ctx.limits);
+  const list = commaList(raw, name);
   if (!list.ok) return list;
   return collect(
     list.value.map((item): Result<Term> => {
@@ -86,7 +86,7 @@ const allFields = memoPass((_text, dto) => ok(Object.freeze([...dto.fields])));
 const fieldsText = memoPass((text, dto, ctx) => projectionOf(text, dto, ctx));
 
 function projectionOf(raw: unknown, dto: QueryDtoSpec, ctx: EngineContext): Result<readonly FieldSpec[]> {
-  const list = commaList(raw, 'Fields', ctx.limits);
+  const list = commaList(raw, 'Fields');
   if (!list.ok) return list;
   const resolved = collect(
     list.value.map((name): Result<FieldSpec> => {

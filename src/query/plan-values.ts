@@ -1,10 +1,12 @@
-// Type checks for request values. The edge converts and validates against the OpenAPI
-// schema, but the engine does not rely on that: every value is checked again here and
-// each failure becomes a field error naming the spec's PascalCase parameter.
+// Request values as the planner reads them. The contract bounds them (lengths, list counts,
+// Between's two values), checked at the edge before the engine runs (design.md §3); the
+// engine takes its input as `unknown`, so each value is narrowed to its family's type here,
+// and what a schema cannot say of SQL's reading of a value is checked here too. Each failure
+// is a field error naming the spec's PascalCase parameter.
 import { ApiError, collect, fail, ok, type Result } from '../errors/api-error.js';
 import type { FieldErrorCode } from '../errors/catalogue.js';
 import { isInt32 } from '../int32.js';
-import type { Arity, Family, QueryLimits } from './catalog-types.js';
+import type { Arity, Family } from './catalog-types.js';
 import type { Scalar } from './plan-types.js';
 
 export const invalid = <T = never>(code: FieldErrorCode, fieldName: string, message: string): Result<T> =>
@@ -17,15 +19,11 @@ export function int32(value: unknown, name: string): Result<number> {
   return ok(value);
 }
 
-/** Lengths count Unicode code points (design.md §1), not UTF-16 units. */
-export function text(value: unknown, name: string, limits: QueryLimits): Result<string> {
+export function text(value: unknown, name: string): Result<string> {
   if (typeof value !== 'string') return invalid('InvalidType', name, `'${name}' must be a string`);
   // SQLite's LIKE reads its operands as C strings and stops at a NUL, so `%\0x` would match
   // every row there while MySQL matches it literally: no value may hold one (issue 7 fuzzing).
   if (value.includes('\u0000')) return invalid('InvalidValue', name, `'${name}' must not contain the NUL character`);
-  if ([...value].length > limits.stringMaxLength) {
-    return invalid('Length', name, `'${name}' must be at most ${limits.stringMaxLength} characters`);
-  }
   return ok(value);
 }
 
@@ -33,45 +31,35 @@ export function bool(value: unknown, name: string): Result<boolean> {
   return typeof value === 'boolean' ? ok(value) : invalid('InvalidType', name, `'${name}' must be true or false`);
 }
 
-type ScalarParser = (value: unknown, name: string, limits: QueryLimits) => Result<Scalar>;
+type ScalarParser = (value: unknown, name: string) => Result<Scalar>;
 
 export const scalarOf: Record<Family, ScalarParser> = {
   integer: (v, name) => int32(v, name),
-  string: (v, name, limits) => text(v, name, limits),
+  string: (v, name) => text(v, name),
   boolean: (v, name) => bool(v, name),
 };
 
 /** Item errors are reported once per parameter: a list of 1000 bad items is one error. */
-function items(values: readonly unknown[], name: string, family: Family, limits: QueryLimits): Result<Scalar[]> {
-  const results = values.map((v) => scalarOf[family](v, name, limits));
+function items(values: readonly unknown[], name: string, family: Family): Result<Scalar[]> {
+  const results = values.map((v) => scalarOf[family](v, name));
   const firstBad = results.find((r) => !r.ok);
   return firstBad ? collect([firstBad]) : collect(results);
 }
 
-type ArityParser = (value: unknown, name: string, family: Family, limits: QueryLimits) => Result<Scalar[]>;
+type ArityParser = (value: unknown, name: string, family: Family) => Result<Scalar[]>;
 
 export const valuesOf: Record<Arity, ArityParser> = {
-  one: (v, name, family, limits) => {
-    const r = scalarOf[family](v, name, limits);
+  one: (v, name, family) => {
+    const r = scalarOf[family](v, name);
     return r.ok ? ok([r.value]) : r;
   },
-  pair: (v, name, family, limits) => {
-    if (!Array.isArray(v)) return invalid('InvalidType', name, `'${name}' must be a list of 2 values`);
-    if (v.length !== 2) return invalid('InvalidValue', name, `'${name}' takes exactly 2 values, got ${v.length}`);
-    return items(v, name, family, limits);
-  },
-  list: (v, name, family, limits) => {
-    if (!Array.isArray(v)) return invalid('InvalidType', name, `'${name}' must be a list`);
-    if (v.length > limits.inMaxItems) {
-      return invalid('TooMany', name, `'${name}' takes at most ${limits.inMaxItems} values, got ${v.length}`);
-    }
-    return items(v, name, family, limits);
-  },
+  pair: (v, name, family) => (Array.isArray(v) ? items(v, name, family) : invalid('InvalidType', name, `'${name}' must be a list of 2 values`)),
+  list: (v, name, family) => (Array.isArray(v) ? items(v, name, family) : invalid('InvalidType', name, `'${name}' must be a list`)),
 };
 
 /** A comma list (OrderBy, Fields, Include): items trimmed, empty items dropped. */
-export function commaList(value: unknown, name: string, limits: QueryLimits): Result<string[]> {
-  const r = text(value, name, limits);
+export function commaList(value: unknown, name: string): Result<string[]> {
+  const r = text(value, name);
   if (!r.ok) return r;
   return ok(r.value.split(',').map((s) => s.trim()).filter((s) => s !== ''));
 }

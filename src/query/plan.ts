@@ -1,7 +1,9 @@
 // Stage 2 of the engine: the request value -> a QueryPlan, through small pure passes
-// that each return a Result. Their field errors are gathered, so a request with a bad
-// filter, a bad Take and an unknown OrderBy field hears about all three at once.
+// that each return a Result. Their field errors are gathered with the contract's, so a
+// request with a filter over its length, a negative Take and an unknown OrderBy field hears
+// about all three at once.
 import { ApiError, fail, ok, type FieldError, type Result } from '../errors/api-error.js';
+import { mergeFieldErrors, rankIn } from '../errors/field-errors.js';
 import type { QueryDtoSpec } from './catalog-types.js';
 import type { EngineContext } from './engine-context.js';
 import { planAfter } from './plan-after.js';
@@ -20,40 +22,42 @@ function indexOf(dto: QueryDtoSpec, ctx: EngineContext): FilterIndex {
   return index;
 }
 
-/** The contract's bounds of the ignored Meta (scripts/lib/query-schemas.mjs). */
-const metaLimits = { entries: 20, value: 1024 } as const;
+/** Paging and shaping parameters rank after the filters, in the order of the passes that read them. */
+const shapingOrder = ['Skip', 'Take', 'OrderBy', 'OrderByDesc', 'Fields', 'Include', 'Meta', 'After'];
 
-/** Meta is accepted and ignored (design.md §7), but it must be a bounded object of strings. */
-function checkMeta(request: QueryRequest): Result<null> {
-  const meta = request.shaping.meta?.value;
-  if (meta === undefined) return ok(null);
-  const entries = typeof meta === 'object' && meta !== null && !Array.isArray(meta) ? Object.values(meta) : undefined;
-  if (!entries || entries.some((v) => typeof v !== 'string')) return fail(ApiError.field('InvalidType', 'Meta', "'Meta' must be an object of strings"));
-  if (entries.length > metaLimits.entries) return fail(ApiError.field('TooMany', 'Meta', `'Meta' must have at most ${metaLimits.entries} entries`));
-  if (entries.some((v) => [...(v as string)].length > metaLimits.value)) return fail(ApiError.field('Length', 'Meta', `'Meta' values must be at most ${metaLimits.value} characters`));
-  return ok(null);
+/**
+ * Field errors in the order the answer lists them: filters as the request sent them, then
+ * the paging and shaping parameters.
+ */
+function rankOf(request: QueryRequest): (fieldName: string) => number {
+  const filters = new Map(request.filters.map((p, i) => [p.name.toLowerCase(), i]));
+  const shaping = rankIn(shapingOrder);
+  return (fieldName) => filters.get(fieldName.toLowerCase()) ?? request.filters.length + shaping(fieldName);
 }
 
-/** Every field error of the failed passes; a failure without field errors wins outright. */
-function gathered(results: readonly Result<unknown>[]): ApiError {
+/** Every field error, the contract's and the failed passes'; a failure without field errors wins outright. */
+function gathered(reported: readonly FieldError[], results: readonly Result<unknown>[], request: QueryRequest): ApiError {
   const errors: FieldError[] = [];
   for (const r of results) {
     if (r.ok) continue;
     if (r.error.errors.length === 0) return r.error;
     errors.push(...r.error.errors);
   }
-  return ApiError.validation(errors);
+  return ApiError.validation(mergeFieldErrors([reported, errors], rankOf(request)));
 }
 
-export function plan(request: QueryRequest, dto: QueryDtoSpec, ctx: EngineContext): Result<QueryPlan> {
-  const conditions = planFilters(request.filters, indexOf(dto, ctx), ctx);
+/**
+ * `reported`: the contract's field errors of the request (its bounds, checked at the edge),
+ * answered together with the planner's own, all at once.
+ */
+export function plan(request: QueryRequest, dto: QueryDtoSpec, ctx: EngineContext, reported: readonly FieldError[] = []): Result<QueryPlan> {
+  const conditions = planFilters(request.filters, indexOf(dto, ctx));
   const paging = planPaging(request, ctx);
   const order = planOrder(request, dto, ctx);
   const projection = planProjection(request, dto, ctx);
   const include = planInclude(request, dto, ctx);
-  const meta = checkMeta(request);
-  if (!(conditions.ok && paging.ok && order.ok && projection.ok && include.ok && meta.ok)) {
-    return fail(gathered([conditions, paging, order, projection, include, meta]));
+  if (reported.length > 0 || !(conditions.ok && paging.ok && order.ok && projection.ok && include.ok)) {
+    return fail(gathered(reported, [conditions, paging, order, projection, include], request));
   }
   // A cursor is checked against the filters and order it must belong to, so only once they planned.
   const after = planAfter(request, paging.value.skip, dto, conditions.value, order.value, ctx);

@@ -1,7 +1,7 @@
 // The engine end to end: parse -> plan -> render -> execute. Takes the DTO's catalog
 // entry and the engine context as inputs, so a new query DTO needs no engine change.
 import type { Knex } from 'knex';
-import type { Result } from '../errors/api-error.js';
+import type { FieldError, Result } from '../errors/api-error.js';
 import type { QueryDtoSpec } from './catalog-types.js';
 import type { EngineContext } from './engine-context.js';
 import { execute } from './execute.js';
@@ -16,15 +16,18 @@ export interface QueryOutcome<R = QueryRecord> {
   readonly response: QueryResponse<R>;
 }
 
-/** Parses and plans without touching the database. */
-export function compile(dto: QueryDtoSpec, request: unknown, ctx: EngineContext): Result<QueryPlan> {
+/**
+ * Parses and plans without touching the database. `reported`: the contract's field errors of
+ * the request, answered with the planner's own.
+ */
+export function compile(dto: QueryDtoSpec, request: unknown, ctx: EngineContext, reported: readonly FieldError[] = []): Result<QueryPlan> {
   const parsed = parse(request);
-  return parsed.ok ? plan(parsed.value, dto, ctx) : parsed;
+  return parsed.ok ? plan(parsed.value, dto, ctx, reported) : parsed;
 }
 
 /** Runs a request of `dto`: its records hold `dto`'s fields, each of its family's type. */
-export async function runQuery<D extends QueryDtoSpec>(db: Knex, dto: D, request: unknown, ctx: EngineContext): Promise<Result<QueryOutcome<RecordOf<D>>>> {
-  const planned = compile(dto, request, ctx);
+export async function runQuery<D extends QueryDtoSpec>(db: Knex, dto: D, request: unknown, ctx: EngineContext, reported: readonly FieldError[] = []): Promise<Result<QueryOutcome<RecordOf<D>>>> {
+  const planned = compile(dto, request, ctx, reported);
   if (!planned.ok) return planned;
   const executed = await execute(db, render(db, planned.value, ctx), planned.value, ctx);
   if (!executed.ok) return executed;

@@ -46,7 +46,7 @@ forEachDialect('auth accounts module', (dialect: Dialect) => {
   const build = (env: Record<string, string> = {}, options: AccountsOptions = {}) =>
     createAccounts({ config: loadConfig({ ...baseEnv, ...env }), db: tdb.db, clock: () => new Date(now), logger: pino({ level: 'silent' }) }, { hasher, ...options });
   const req = (dto: Record<string, unknown>, principal: Principal | null = null): OperationRequest =>
-    ({ operationId: 'test', dto, principal, bearer: () => principal, clientIp: '10.0.0.1', format: 'json', nextPageUrl: () => undefined, announce: () => {} });
+    ({ operationId: 'test', dto, principal, bearer: () => principal, clientIp: '10.0.0.1', format: 'json', fieldErrors: [], nextPageUrl: () => undefined, announce: () => {} });
   const admin: Principal = { userId: '999', sessionId: 'admin-session', userName: 'root', roles: ['Admin'] };
   const signIn = (userName: string, password: string) => accountHandlers(accounts.context).Authenticate(req({ userName, password }));
   const refresh = (refreshToken: string) => accountHandlers(accounts.context).GetAccessToken(req({ refreshToken }));

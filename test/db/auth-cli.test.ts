@@ -30,7 +30,7 @@ forEachDialect('auth users CLI', (dialect: Dialect) => {
   };
   const signIn = async (userName: string, password: string) => {
     const accounts = createAccounts({ config: loadConfig(env), db: tdb.db, clock: () => new Date(), logger: pino({ level: 'silent' }) });
-    return (await accountHandlers(accounts.context).Authenticate({ operationId: 'Authenticate', dto: { userName, password }, principal: null, bearer: () => null, clientIp: '::1', format: 'json', nextPageUrl: () => undefined, announce: () => {} })).body as { roles: string[] };
+    return (await accountHandlers(accounts.context).Authenticate({ operationId: 'Authenticate', dto: { userName, password }, principal: null, bearer: () => null, clientIp: '::1', format: 'json', fieldErrors: [], nextPageUrl: () => undefined, announce: () => {} })).body as { roles: string[] };
   };
 
   beforeEach(async () => {

@@ -20,7 +20,7 @@ const node = (id: number, nome: string, isFolder: boolean, folderId: number | nu
 // The handler receives the DTO the edge validated: ImpiantoId is an int32 of at least 1 by
 // its schema (bad ids are the edge's 400s: test/http/impianti-files-access.test.ts).
 const request = (impiantoId: number): Request<'GetImpiantoFilesRequest'> => ({
-  operationId: 'GetImpiantoFilesRequest', dto: { impiantoId }, format: 'json', clientIp: '127.0.0.1', bearer: () => null, nextPageUrl: () => undefined, announce: () => {},
+  operationId: 'GetImpiantoFilesRequest', dto: { impiantoId }, format: 'json', fieldErrors: [], clientIp: '127.0.0.1', bearer: () => null, nextPageUrl: () => undefined, announce: () => {},
   principal: { userId: '1', sessionId: 's', userName: 'tecnico', roles: ['ApiUser'] },
 });
 

@@ -7,7 +7,9 @@ import { connect } from '../../src/db/connect.js';
 import { ApiError } from '../../src/errors/api-error.js';
 import { primaryOnly } from '../../src/db/replicas.js';
 import { createQueryHandlers, queryHandler } from '../../src/handlers/query-handlers.js';
+import { loadContract } from '../../src/http/contract.js';
 import type { OperationRequest } from '../../src/http/operation.js';
+import { requestValidators } from '../../src/http/validate-request.js';
 import { execute } from '../../src/query/execute.js';
 import { compile } from '../../src/query/run-query.js';
 import { sqlDialects } from '../../src/query/sql-dialect.js';
@@ -16,9 +18,13 @@ import { forEachDialect } from '../support/dialects.js';
 import { cg, defineQueryDto, testContext } from '../support/query-catalog.js';
 import { loadFixtures } from '../support/query-fixtures.js';
 
+// The contract's field errors of a DTO, as the edge hands them to the handler.
+const contract = await loadContract();
+const validators = requestValidators(contract.api, contract);
+
 // Only what query handlers read; the cast keeps this test indifferent to edge-only fields.
 const request = (operationId: string, dto: Record<string, unknown>, format: 'json' | 'csv' = 'json') =>
-  ({ operationId, dto, principal: null, bearer: () => null, clientIp: '127.0.0.1', format, nextPageUrl: () => undefined, announce: () => {} }) as OperationRequest;
+  ({ operationId, dto, fieldErrors: validators.get(operationId)?.(dto) ?? [], principal: null, bearer: () => null, clientIp: '127.0.0.1', format, nextPageUrl: () => undefined, announce: () => {} }) as OperationRequest;
 
 const strumento = defineQueryDto('StrumentoQuery', 'Strumento', 'zz_strumento', [
   { name: 'Id', column: 'id', family: 'integer', nullable: false },

@@ -55,6 +55,21 @@ forEachDialect('auth Register over HTTP', (dialect: Dialect) => {
     expect(r.text).not.to.include('short');
   });
 
+  // ServiceStack reports every broken rule of ConfirmPassword: its length and the match.
+  const confirmations: Array<[string, Record<string, unknown>, Array<[string, string]>]> = [
+    ['over 256 with a valid body', { userName: 'conferma', password: 'correct-horse', confirmPassword: 'c'.repeat(257) }, [['Length', 'ConfirmPassword'], ['PasswordsShouldMatch', 'ConfirmPassword']]],
+    ['sent alone', { confirmPassword: 'correct-horse' }, [['NotEmpty', 'UserName'], ['NotEmpty', 'Password'], ['PasswordsShouldMatch', 'ConfirmPassword']]],
+    ['over 256 and matching a password over 256', { userName: 'conferma', password: 'p'.repeat(257), confirmPassword: 'p'.repeat(257) }, [['Length', 'Password'], ['Length', 'ConfirmPassword']]],
+  ];
+  for (const [name, json, want] of confirmations) {
+    it(`answers every broken rule of a confirmPassword ${name}`, async () => {
+      const r = await register(json);
+      expect(r.status).to.equal(400);
+      expect(r.body.responseStatus.errorCode).to.equal(want[0]![0]);
+      expect(r.body.responseStatus.errors.map((e: { errorCode: string; fieldName: string }) => [e.errorCode, e.fieldName])).to.deep.equal(want);
+    });
+  }
+
   it('reads meta from the query string as meta[key]=value pairs (what generated clients send) or JSON text', async () => {
     const pairs = await s.request('POST', '/register?meta[source]=web&meta[lang]=it', { json: { userName: `meta.pairs.${dialect}`, password: 'correct-horse-1' } });
     const text = await s.request('POST', `/register?meta=${encodeURIComponent('{"source":"app"}')}`, { json: { userName: `meta.text.${dialect}`, password: 'correct-horse-1' } });

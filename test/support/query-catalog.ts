@@ -30,5 +30,5 @@ export const sr: QueryDtoSpec = queryDtos.SoggettoRecapitoQuery;
 export const testConfig = { defaultTake: 100, maxTake: 1000, includeTotal: false, queryTimeoutMs: 5000, cursorSecret: 'a test secret of at least thirty-two bytes', estimateExactUpTo: 10_000 };
 
 export function testContext(overrides: Partial<typeof testConfig> = {}): EngineContext {
-  return engineContext({ ...testConfig, ...overrides }, operators, limits);
+  return engineContext({ ...testConfig, ...overrides }, operators);
 }

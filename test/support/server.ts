@@ -60,7 +60,8 @@ let contract: Contract | undefined;
 let validateResponse: ResponseValidator | undefined;
 let principals = 0;
 
-export async function startServer(options: { dialect: Dialect; env?: Record<string, string>; clock?: () => Date; middleware?: RequestHandler[] }): Promise<TestServer> {
+/** `contract`: another contract to serve than generated/openapi.json (a spec edited by a test). */
+export async function startServer(options: { dialect: Dialect; env?: Record<string, string>; clock?: () => Date; contract?: Contract; middleware?: RequestHandler[] }): Promise<TestServer> {
   const testDb = await createTestDb(options.dialect);
   const config = loadConfig({ ...testEnv, ...options.env });
   const lines: string[] = [];
@@ -69,8 +70,7 @@ export async function startServer(options: { dialect: Dialect; env?: Record<stri
   const deps = { config, db: testDb.db, clock: options.clock ?? (() => new Date()), logger };
   const modules = createModules(deps);
   await modules.start();
-  contract ??= await loadContract();
-  const app = await createApp(deps, contract, modules, { middleware: options.middleware });
+  const app = await createApp(deps, options.contract ?? (contract ??= await loadContract()), modules, { middleware: options.middleware });
   const server: Server = await new Promise((resolve) => { const s = createServer(app).listen(0, '127.0.0.1', () => resolve(s)); });
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 

@@ -38,6 +38,10 @@ function buildRequest(fields: Json[]) {
   return { dto, properties: requestSchema(dto, catalog).properties };
 }
 
+/** A schema without its error wording, at any depth: the bounds alone. */
+const withoutMessages = (schema: Json): Json =>
+  Object.fromEntries(Object.entries(schema).filter(([k]) => k !== 'x-error-messages').map(([k, v]) => [k, v && typeof v === 'object' && !Array.isArray(v) ? withoutMessages(v) : v]));
+
 const int32 = { type: 'integer', format: 'int32', minimum: -2147483648, maximum: 2147483647 };
 const shaping = ['skip', 'take', 'after', 'orderBy', 'orderByDesc', 'include', 'fields', 'meta'];
 
@@ -87,11 +91,22 @@ describe('generator: filter properties from the operator table', () => {
       expect(Object.keys(properties)).to.deep.equal([...want.filters, ...shaping]);
       for (const [property, schema] of Object.entries(want.schemas)) {
         const { description, ...actual } = properties[property]!;
-        expect(actual, property).to.deep.equal(schema);
+        expect(withoutMessages(actual), property).to.deep.equal(schema);
         expect(description, property).to.be.a('string');
       }
     });
   }
+
+  it('words the field error of each bound as the planner did (x-error-messages)', () => {
+    const { properties } = buildRequest([{ name: 'Descrizione', column: 'descrizione', family: 'string', nullable: true, length: 255 }]);
+    const messages = (schema: unknown) => (schema as Json | undefined)?.['x-error-messages'];
+    expect(messages(properties['descrizione'])).to.deep.equal({ maxLength: "'Descrizione' must be at most {maxLength} characters" });
+    expect(messages(properties['descrizioneBetween'])).to.deep.equal({ minItems: "'DescrizioneBetween' takes exactly {maxItems} values, got {count}", maxItems: "'DescrizioneBetween' takes exactly {maxItems} values, got {count}" });
+    expect(messages(properties['descrizioneIn'])).to.deep.equal({ maxItems: "'DescrizioneIn' takes at most {maxItems} values, got {count}" });
+    expect(messages(properties['descrizioneIn']!['items'])).to.deep.equal({ maxLength: "'DescrizioneIn' must be at most {maxLength} characters" });
+    expect(messages(properties['take'])).to.deep.equal({ minimum: "'Take' must be {minimum} or more" });
+    expect(properties['take']!['maximum']).to.equal(operatorTable()['limits']['takeMaximum']);
+  });
 
   it('names filters PascalCase + suffix and takes the first field as the key', () => {
     const { dto } = buildRequest([
@@ -124,6 +139,7 @@ describe('generator: refuses broken input tables', () => {
     ['a duplicate suffix', { given: { operators: (t) => (t.operators[2].suffix = 'GreaterThanOrEqualTo') }, want: 'duplicate suffix' }],
     ['an unknown arity', { given: { operators: (t) => (t.operators[0].arity = 'many') }, want: 'arity must be one of' }],
     ['a missing inMaxItems', { given: { operators: (t) => delete t.limits.inMaxItems }, want: 'limits.inMaxItems' }],
+    ['a Take maximum past int32', { given: { operators: (t) => (t.limits.takeMaximum = 2147483648) }, want: 'limits.takeMaximum' }],
     ['duplicate field names', { given: { fields: [field(), field({ column: 'id2' })] }, want: 'duplicate field name' }],
     ['field names equal but for case', { given: { fields: [field(), field({ name: 'ID', column: 'id2' })] }, want: 'duplicate field name' }],
     ['a duplicate column', { given: { fields: [field(), field({ name: 'Altro' })] }, want: 'duplicate column "id"' }],

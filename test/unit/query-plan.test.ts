@@ -1,9 +1,16 @@
-// plan(): every normal case and every failure path of the planner passes, one table.
+// plan(): every normal case and every failure path of the planner passes, one table. The
+// planner answers the contract's field errors with its own, so each request is first checked
+// against the contract as the edge checks it (design.md §3).
 import { expect } from 'chai';
+import { loadContract } from '../../src/http/contract.js';
+import { requestValidators } from '../../src/http/validate-request.js';
 import { plan } from '../../src/query/plan.js';
 import { parse } from '../../src/query/request.js';
 import { cg, testContext } from '../support/query-catalog.js';
 import { summarize, type Outcome, type PlanSummary } from '../support/query-plan-summary.js';
+
+const contract = await loadContract();
+const contractErrors = requestValidators(contract.api, contract).get('CaratteristicaGruppoQuery')!;
 
 const long = 'x'.repeat(1001);
 const accentsAt1000 = 'à'.repeat(1000); // 1000 code points, 2000 UTF-16 units in NFD-free form
@@ -92,13 +99,14 @@ describe('query plan', () => {
       const parsed = parse(given);
       if (!parsed.ok) throw parsed.error;
       const keys = 'plan' in want ? (Object.keys(want.plan) as (keyof PlanSummary)[]) : [];
-      expect(summarize(plan(parsed.value, cg, testContext(ctx)), keys)).to.deep.equal(want);
+      expect(summarize(plan(parsed.value, cg, testContext(ctx), contractErrors(given)), keys)).to.deep.equal(want);
     });
   }
 
   it('a validation failure lifts the first field error to the top level', () => {
-    const parsed = parse({ take: -1, nope: 2 });
-    const r = parsed.ok ? plan(parsed.value, cg, testContext()) : parsed;
+    const given = { take: -1, nope: 2 };
+    const parsed = parse(given);
+    const r = parsed.ok ? plan(parsed.value, cg, testContext(), contractErrors(given)) : parsed;
     expect(r.ok).to.equal(false);
     if (!r.ok) expect([r.error.code, r.error.status, r.error.errors.length]).to.deep.equal(['UnknownField', 400, 2]);
   });
