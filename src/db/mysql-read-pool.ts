@@ -3,7 +3,7 @@
 // statement, given up after `acquireTimeoutMs` in the queue (mysql2's pool queues without a
 // limit of time), and counted here for /metrics.
 import net from 'node:net';
-import { createPool, type PoolConnection, type PoolOptions } from 'mysql2';
+import { createPool, type Pool, type PoolConnection, type PoolOptions } from 'mysql2';
 import type { PoolFigures } from './read-executor.js';
 import { cancel, watch } from './statement-deadline.js';
 
@@ -31,9 +31,9 @@ function acquireTimeout(ms: number): Error {
   return Object.assign(new Error(`No database connection within ${ms} ms`), { code: 'POOL_ACQUIRE_TIMEOUT' });
 }
 
-export function createMysqlReadPool(options: MysqlReadPoolOptions): MysqlReadPool {
+/** mysql2's pool, its sockets made here (its `stream` option) so a connection can be destroyed whole. */
+function poolWithOwnSockets(options: MysqlReadPoolOptions): { pool: Pool; discard(conn: PoolConnection): void } {
   const { host, port } = options.connection;
-  // mysql2's `stream` option: the sockets are ours, so a connection can be destroyed whole.
   const sockets = new WeakMap<object, net.Socket>();
   const pool = createPool({
     ...options.connection,
@@ -44,10 +44,18 @@ export function createMysqlReadPool(options: MysqlReadPoolOptions): MysqlReadPoo
       return socket;
     },
   });
-  const ready = new WeakSet<PoolConnection>();
+  return {
+    pool,
+    discard(conn) {
+      conn.destroy();
+      sockets.get(conn.config)?.destroy();
+    },
+  };
+}
+
+/** The pool's open connections, counted from its public events: a new connection, one that ended or failed. */
+function openConnections(pool: Pool): () => number {
   let open = 0;
-  let used = 0;
-  let waiting = 0;
   pool.on('connection', (conn) => {
     open++;
     let counted = true;
@@ -58,12 +66,15 @@ export function createMysqlReadPool(options: MysqlReadPoolOptions): MysqlReadPoo
     conn.once('end', closed);
     conn.once('error', closed);
   });
+  return () => open;
+}
 
-  const discard = (conn: PoolConnection) => {
-    conn.destroy();
-    sockets.get(conn.config)?.destroy();
-  };
-
+export function createMysqlReadPool(options: MysqlReadPoolOptions): MysqlReadPool {
+  const { pool, discard } = poolWithOwnSockets(options);
+  const open = openConnections(pool);
+  const ready = new WeakSet<PoolConnection>();
+  let used = 0;
+  let waiting = 0;
   return {
     acquire(cb) {
       waiting++;
@@ -97,7 +108,7 @@ export function createMysqlReadPool(options: MysqlReadPoolOptions): MysqlReadPoo
       used--;
       discard(conn);
     },
-    figures: () => ({ used, free: Math.max(0, open - used), max: options.max, waiting }),
+    figures: () => ({ used, free: Math.max(0, open() - used), max: options.max, waiting }),
     close: () => new Promise<void>((resolve, reject) => pool.end((err) => (err ? reject(err) : resolve()))),
   };
 }

@@ -62,14 +62,16 @@ export interface SqliteReads extends ReadExecutor {
 }
 
 /** Reads of the SQLite `file`; `prepare` gives each connection what the service's SQL needs (the fold function). */
+function openReader(file: string, prepare: (conn: Database.Database) => void): Reader {
+  const conn = new Database(file, { readonly: true, fileMustExist: true });
+  // A reader waits only while another connection recovers the WAL index after a crash.
+  conn.pragma('busy_timeout = 5000');
+  prepare(conn);
+  return { conn, statements: new Map() };
+}
+
 export function sqliteReads(file: string, prepare: (conn: Database.Database) => void): SqliteReads {
-  const open = (): Reader => {
-    const conn = new Database(file, { readonly: true, fileMustExist: true });
-    // A reader waits only while another connection recovers the WAL index after a crash.
-    conn.pragma('busy_timeout = 5000');
-    prepare(conn);
-    return { conn, statements: new Map() };
-  };
+  const open = () => openReader(file, prepare);
   let main: Reader | undefined;
   let grouped: Reader | undefined;
   /** The request of several statements now reading, or the last one. */

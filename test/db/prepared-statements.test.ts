@@ -17,8 +17,8 @@ const perConnection = 100;
  * read and executed on each, which `ownExecutions` takes out again.
  */
 async function status(db: Knex, scope: 'SESSION' | 'GLOBAL', name: string): Promise<number> {
-  const rows = await selectRows<{ Value: string }>(db, `SHOW ${scope} STATUS LIKE ?`, [name]);
-  return Number(rows[0]!.Value);
+  const rows = await selectRows<{ value: string }>(db, `SELECT VARIABLE_VALUE AS value FROM information_schema.${scope}_STATUS WHERE VARIABLE_NAME = ?`, [name.toUpperCase()]);
+  return Number(rows[0]!.value);
 }
 /** Executions the status reads between two reads of Com_stmt_execute add: the later read's own, and one read in between. */
 const ownExecutions = 2;
