@@ -1,10 +1,15 @@
 // Builds the Knex instance: MySQL through mysql2 when DATABASE_URL is set, otherwise an
-// embedded SQLite file through better-sqlite3 (so `make run` needs no server).
+// embedded SQLite file through better-sqlite3 (so `make run` needs no server); and gives it
+// the read path's own connections (db/select.ts), which `disconnect` closes with it.
 import fs from 'node:fs';
 import path from 'node:path';
 import knex, { type Knex } from 'knex';
 import type Database from 'better-sqlite3';
 import { fold, foldFunction } from './fold.js';
+import { createMysqlReadPool } from './mysql-read-pool.js';
+import { mysqlReads } from './mysql-reads.js';
+import { closeReads, provideReads } from './select.js';
+import { sqliteReads, type SqliteReads } from './sqlite-reads.js';
 
 export interface DbOptions {
   readonly databaseUrl?: string | undefined;
@@ -25,6 +30,12 @@ export interface DbOptions {
 export function connect(options: DbOptions): Knex {
   if (options.databaseUrl) return connectMysql(options.databaseUrl, options.poolMax ?? 10, options.statementTimeoutMs, options.log);
   return connectSqlite(options.sqliteFile ?? 'data/impianti.sqlite');
+}
+
+/** Closes `db`'s read connections and its Knex pool. */
+export async function disconnect(db: Knex): Promise<void> {
+  await closeReads(db);
+  await db.destroy();
 }
 
 type Conn = { query: (sql: string, cb: (err: (Error & { errno?: number }) | null) => void) => void };
@@ -55,63 +66,53 @@ function sessionSetup(statementTimeoutMs: number | undefined): (conn: Conn, done
   };
 }
 
-interface TarnPool {
-  on(event: 'createFail', listener: (eventId: number, err: unknown) => void): void;
-  on(event: 'destroySuccess', listener: () => void): void;
-  readonly pendingAcquires: ReadonlyArray<{ reject(err: unknown): void }>;
+/** mysql2's options for `url`, the same for Knex's pool and the read pool. */
+function mysqlConnectionOf(url: string) {
+  const u = new URL(url);
+  return {
+    host: u.hostname,
+    port: Number(u.port || 3306),
+    user: decodeURIComponent(u.username),
+    password: decodeURIComponent(u.password),
+    database: decodeURIComponent(u.pathname.replace(/^\//, '')),
+    charset: 'utf8mb4',
+    // DATETIME columns hold UTC (design.md §9): read and write them as UTC whatever the host's zone.
+    timezone: 'Z',
+    supportBigNumbers: true,
+    bigNumberStrings: true,
+    connectTimeout: 2000,
+    // The read path's prepared statements (db/mysql-reads.ts), per connection, least
+    // recently used closed first. The server caps them for all its clients together
+    // (max_prepared_stmt_count, 16,382 by default): 100 per connection leaves room for
+    // many nodes of POOL_MAX connections, and holds the shapes a workload repeats.
+    maxPreparedStatements: 100,
+  };
 }
 
-/**
- * tarn answers a failed connection attempt by failing the first waiting request only and
- * trying again later, so with the server down the waiting line drains one request per
- * attempt. Every request waiting then would try the same unreachable server: all get its
- * error at once, which the edge answers 503 with Retry-After (design.md §3).
- */
-function failWaitingOnConnectError(db: Knex): Knex {
-  // knex builds its tarn pool in its constructor when it is given a connection.
-  const pool = (db.client as { pool?: TarnPool }).pool;
-  pool?.on('createFail', (_eventId, err) => {
-    for (const waiting of [...pool.pendingAcquires]) waiting.reject(err);
-  });
-  return db;
-}
+// A dead server must surface as a quick 503, not a request that hangs in a pool's queue.
+const acquireTimeoutMs = 2000;
 
 function connectMysql(url: string, poolMax: number, statementTimeoutMs: number | undefined, log: Knex.Config['log']): Knex {
   const setup = sessionSetup(statementTimeoutMs);
-  const u = new URL(url);
-  return failWaitingOnConnectError(knex({
+  const connection = mysqlConnectionOf(url);
+  const db = knex({
     client: 'mysql2',
-    connection: {
-      host: u.hostname,
-      port: Number(u.port || 3306),
-      user: decodeURIComponent(u.username),
-      password: decodeURIComponent(u.password),
-      database: decodeURIComponent(u.pathname.replace(/^\//, '')),
-      charset: 'utf8mb4',
-      // DATETIME columns hold UTC (design.md §9): read and write them as UTC whatever the host's zone.
-      timezone: 'Z',
-      supportBigNumbers: true,
-      bigNumberStrings: true,
-      connectTimeout: 2000,
-      // The read path's prepared statements (db/select.ts), per connection, least recently
-      // used closed first. The server caps them for all its clients together
-      // (max_prepared_stmt_count, 16,382 by default): 100 per connection leaves room for
-      // many nodes of POOL_MAX connections, and holds the shapes a workload repeats.
-      maxPreparedStatements: 100,
-    },
+    connection,
     pool: {
       min: 0,
       max: poolMax,
-      // A dead server must surface as a quick 503, not a request that hangs in the pool queue.
-      acquireTimeoutMillis: 2000,
+      acquireTimeoutMillis: acquireTimeoutMs,
       // After a failed attempt tarn waits this long (200 ms by default) before the next one
-      // for requests still waiting; see failWaitingOnConnectError.
+      // for requests still waiting, so the waiting line drains quickly while the server is down.
       createRetryIntervalMillis: 20,
       afterCreate: (conn: Conn, done: (err: Error | null, c: unknown) => void) => setup(conn, (err) => done(err, conn)),
     },
-    acquireConnectionTimeout: 2000,
+    acquireConnectionTimeout: acquireTimeoutMs,
     ...(log ? { log } : {}),
-  }));
+  });
+  // The reads' own pool, of the same size and session settings (design.md §8).
+  provideReads(db, () => mysqlReads(createMysqlReadPool({ connection, max: poolMax, acquireTimeoutMs, setup })));
+  return db;
 }
 
 /** What every SQLite connection of the service needs: the fold function its indexes are built on. */
@@ -119,35 +120,14 @@ export function prepareSqlite(conn: Database.Database): void {
   conn.function(foldFunction, { deterministic: true }, (v: unknown) => (typeof v === 'string' ? fold(v) : v));
 }
 
-interface SqliteReader {
-  readonly file: string;
-  conn: Database.Database | undefined;
-}
-const sqliteReaders = new WeakMap<Knex, SqliteReader>();
+const sqliteReadsOf = new WeakMap<Knex, SqliteReads>();
 
 /**
- * The read path's own connection to a SQLite file (db/select.ts), read-only, opened on first
+ * The read path's read-only connection to a SQLite file (sqlite-reads.ts), opened on first
  * use; undefined for an in-memory database, which a second connection could not see.
- *
- * Why: the pool holds one connection, which serializes the writes, so a query lent it
- * through Knex's pool (tarn: a timer and half a dozen promises per SELECT) waited behind any
- * write transaction. In WAL mode a reader never waits for the writer and sees what was
- * committed when its statement started, so a query can neither see a transaction
- * half-done nor wait behind one. (Its CPU saving did not show in the bench.) Closed with
- * the pool's connection, so `db.destroy()` closes both.
  */
 export function sqliteReaderOf(db: Knex): Database.Database | undefined {
-  const reader = sqliteReaders.get(db);
-  if (reader === undefined) return undefined;
-  if (reader.conn === undefined) {
-    const Driver = (db.client as { driver: typeof Database }).driver;
-    const conn = new Driver(reader.file, { readonly: true, fileMustExist: true });
-    // A reader waits only while another connection recovers the WAL index after a crash.
-    conn.pragma('busy_timeout = 5000');
-    prepareSqlite(conn);
-    reader.conn = conn;
-  }
-  return reader.conn;
+  return sqliteReadsOf.get(db)?.connection();
 }
 
 function connectSqlite(file: string): Knex {
@@ -176,12 +156,9 @@ function connectSqlite(file: string): Knex {
     },
   });
   if (file !== ':memory:' && !file.startsWith('file:')) {
-    const reader: SqliteReader = { file, conn: undefined };
-    sqliteReaders.set(db, reader);
-    (db.client as { pool?: TarnPool }).pool?.on('destroySuccess', () => {
-      reader.conn?.close();
-      reader.conn = undefined;
-    });
+    const reads = sqliteReads(file, prepareSqlite);
+    sqliteReadsOf.set(db, reads);
+    provideReads(db, () => reads);
   }
   return db;
 }

@@ -73,9 +73,10 @@ export async function retryTransient<T>(work: () => Promise<T>, attempts = 3): P
 // serving pool sets (src/db/connect.ts); it reaches here once retryTransient gives up.
 const timeoutErrnos = new Set([1969, 3024, 1205]);
 // The server went away, cannot be reached or is out of a shared resource (connections, or
-// prepared statements, which all its clients share: db/select.ts): worth a retry, unlike a bug.
+// prepared statements, which all its clients share: db/mysql-reads.ts), or no pooled
+// connection came in time: worth a retry, unlike a bug.
 const unavailableCodes = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE',
+  'POOL_ACQUIRE_TIMEOUT', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE',
   'PROTOCOL_CONNECTION_LOST', 'PROTOCOL_SEQUENCE_TIMEOUT', 'ER_CON_COUNT_ERROR', 'ER_SERVER_SHUTDOWN', 'ER_MAX_PREPARED_STMT_COUNT_REACHED',
   'SQLITE_BUSY', 'SQLITE_IOERR', 'SQLITE_FULL',
 ]);
@@ -97,10 +98,9 @@ function classify(e: DriverError): ApiError {
   // mysql2 marks `fatal` every error that cost it the connection, including the code-less
   // "Can't add new command when connection is in closed state" that a ROLLBACK gets on a
   // connection the server dropped mid-transaction.
-  // No connection in time: KnexTimeoutError through Knex; where the read path asks Knex's
-  // pool directly (select.ts), tarn's TimeoutError, a class that sets no name of its own.
-  const poolTimeout = e.name === 'KnexTimeoutError' || (e as { constructor?: { name?: unknown } }).constructor?.name === 'TimeoutError';
-  if (poolTimeout || unavailableCodes.has(String(e.code)) || e.fatal === true) {
+  // No connection in time: KnexTimeoutError through Knex, POOL_ACQUIRE_TIMEOUT from the
+  // read pool (mysql-read-pool.ts).
+  if (e.name === 'KnexTimeoutError' || unavailableCodes.has(String(e.code)) || e.fatal === true) {
     return ApiError.of('ServiceUnavailable', 'The database is unavailable', { 'Retry-After': '1' });
   }
   return ApiError.of('InternalServerError', 'An internal error occurred');

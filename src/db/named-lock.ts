@@ -6,18 +6,17 @@ import type { Knex } from 'knex';
 /**
  * Runs `work` while this node holds the lock `name`, waiting up to `waitSeconds` for it
  * (0: try once). Resolves `{ held: false }` without running `work` when another node kept it.
+ * The lock's connection is held through a Knex transaction, Knex's public way to keep one
+ * connection; the transaction touches no table, so it locks nothing `work` needs.
  */
 export async function withNamedLock<T>(db: Knex, name: string, waitSeconds: number, work: () => Promise<T>): Promise<{ held: true; value: T } | { held: false }> {
-  const conn = await db.client.acquireConnection();
-  try {
-    const [rows] = (await db.raw('SELECT GET_LOCK(?, ?) AS got', [name, waitSeconds]).connection(conn)) as [Array<{ got: number | string | null }>];
-    if (Number(rows[0]?.got) !== 1) return { held: false };
+  return db.transaction(async (trx) => {
+    const [rows] = (await trx.raw('SELECT GET_LOCK(?, ?) AS got', [name, waitSeconds])) as [Array<{ got: number | string | null }>];
+    if (Number(rows[0]?.got) !== 1) return { held: false as const };
     try {
-      return { held: true, value: await work() };
+      return { held: true as const, value: await work() };
     } finally {
-      await db.raw('SELECT RELEASE_LOCK(?)', [name]).connection(conn);
+      await trx.raw('SELECT RELEASE_LOCK(?)', [name]);
     }
-  } finally {
-    await db.client.releaseConnection(conn);
-  }
+  });
 }

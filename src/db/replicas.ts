@@ -6,8 +6,9 @@
 // unreachable or more than REPLICA_MAX_LAG_MS behind.
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { connect } from './connect.js';
+import { connect, disconnect } from './connect.js';
 import { translateDbError } from './driver-errors.js';
+import { closeReads } from './select.js';
 
 export interface ReplicaHealth {
   /** host:port, never the credentials. */
@@ -51,7 +52,7 @@ const nameOf = (url: string): string => {
   return `${u.hostname}:${u.port || 3306}`;
 };
 
-/** Every read on the primary: SQLite, or MySQL without DATABASE_REPLICA_URLS. */
+/** Every read on the primary: SQLite, or MySQL without DATABASE_REPLICA_URLS. Closing it closes the primary's read connections. */
 export function primaryOnly(primary: Knex): Reads {
   let primaryReads = 0;
   return {
@@ -61,14 +62,12 @@ export function primaryOnly(primary: Knex): Reads {
     },
     primaryReads: () => primaryReads,
     health: () => [],
-    close: async () => {},
+    close: () => closeReads(primary),
   };
 }
 
-export function createReads(primary: Knex, options: ReadsOptions): Reads {
-  if (options.replicaUrls.length === 0) return primaryOnly(primary);
-  const onPrimary = primaryOnly(primary);
-  const replicas: Replica[] = options.replicaUrls.map((url) => ({
+function openReplica(url: string, options: ReadsOptions): Replica {
+  return {
     name: nameOf(url),
     db: connect({
       databaseUrl: url, poolMax: options.poolMax, statementTimeoutMs: options.statementTimeoutMs,
@@ -79,16 +78,15 @@ export function createReads(primary: Knex, options: ReadsOptions): Reads {
     healthy: false,
     lagMs: undefined,
     reads: 0,
-  }));
-
-  const { logger, maxLagMs } = options;
-  const setHealth = (r: Replica, healthy: boolean, lagMs: number | undefined, why: string) => {
-    if (r.healthy !== healthy) logger.warn({ replica: r.name, lagMs, why }, healthy ? 'replica back in service' : 'replica skipped');
-    r.healthy = healthy;
-    r.lagMs = lagMs;
   };
-  // A beat every quarter of the allowed lag (at most a second apart): a replica that is
-  // up to date never looks further behind than that.
+}
+
+/**
+ * Writes the primary's heartbeat and measures each replica's lag, a beat every quarter of
+ * the allowed lag (at most a second apart), so a replica that is up to date never looks
+ * further behind than that. Returns what stops it.
+ */
+function watchLag(primary: Knex, replicas: readonly Replica[], { logger, maxLagMs }: ReadsOptions): () => void {
   const everyMs = Math.min(1000, Math.max(25, Math.floor(maxLagMs / 4)));
   const beat = async () => {
     try {
@@ -102,26 +100,39 @@ export function createReads(primary: Knex, options: ReadsOptions): Reads {
     try {
       const raw = (await r.db.raw('SELECT TIMESTAMPDIFF(MICROSECOND, beat, UTC_TIMESTAMP(6)) AS lag_us FROM replica_heartbeat WHERE id = 1').timeout(everyMs * 2)) as [Array<{ lag_us: number | string | null }>];
       const lagUs = raw[0][0]?.lag_us;
-      if (lagUs == null) return setHealth(r, false, undefined, 'no heartbeat row');
+      if (lagUs == null) return setHealth(logger, r, false, undefined, 'no heartbeat row');
       // Clocks of two servers: a replica "ahead" of its primary is simply up to date.
       const lagMs = Math.max(0, Math.round(Number(lagUs) / 1000));
-      setHealth(r, lagMs <= maxLagMs, lagMs, lagMs <= maxLagMs ? 'caught up' : `more than ${maxLagMs} ms behind`);
+      setHealth(logger, r, lagMs <= maxLagMs, lagMs, lagMs <= maxLagMs ? 'caught up' : `more than ${maxLagMs} ms behind`);
     } catch (err) {
-      setHealth(r, false, undefined, translateDbError(err).message);
+      setHealth(logger, r, false, undefined, translateDbError(err).message);
     }
   };
   let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
   const tick = () => {
     if (stopped) return;
     void Promise.all([beat(), ...replicas.map(check)]).finally(() => {
       if (!stopped) timer = setTimeout(tick, everyMs);
     });
   };
-  let timer: NodeJS.Timeout | undefined;
   tick();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+}
 
+function setHealth(logger: Logger, r: Replica, healthy: boolean, lagMs: number | undefined, why: string): void {
+  if (r.healthy !== healthy) logger.warn({ replica: r.name, lagMs, why }, healthy ? 'replica back in service' : 'replica skipped');
+  r.healthy = healthy;
+  r.lagMs = lagMs;
+}
+
+/** Round robin over the healthy replicas; undefined when none is. */
+function roundRobin(replicas: readonly Replica[]): () => Replica | undefined {
   let next = 0;
-  const pick = (): Replica | undefined => {
+  return () => {
     for (let i = 0; i < replicas.length; i++) {
       const r = replicas[(next + i) % replicas.length]!;
       if (r.healthy) {
@@ -131,7 +142,14 @@ export function createReads(primary: Knex, options: ReadsOptions): Reads {
     }
     return undefined;
   };
+}
 
+export function createReads(primary: Knex, options: ReadsOptions): Reads {
+  const onPrimary = primaryOnly(primary);
+  if (options.replicaUrls.length === 0) return onPrimary;
+  const replicas = options.replicaUrls.map((url) => openReplica(url, options));
+  const stopWatching = watchLag(primary, replicas, options);
+  const pick = roundRobin(replicas);
   return {
     async run(work) {
       const r = pick();
@@ -142,16 +160,15 @@ export function createReads(primary: Knex, options: ReadsOptions): Reads {
         return value;
       } catch (err) {
         if (translateDbError(err).code !== 'ServiceUnavailable') throw err;
-        setHealth(r, false, r.lagMs, 'a read failed: the database is unavailable');
+        setHealth(options.logger, r, false, r.lagMs, 'a read failed: the database is unavailable');
         return onPrimary.run(work);
       }
     },
     primaryReads: onPrimary.primaryReads,
     health: () => replicas.map(({ name, healthy, lagMs, reads }) => ({ name, healthy, lagMs, reads })),
     async close() {
-      stopped = true;
-      clearTimeout(timer);
-      await Promise.all(replicas.map((r) => r.db.destroy()));
+      stopWatching();
+      await Promise.all([onPrimary.close(), ...replicas.map((r) => disconnect(r.db))]);
     },
   };
 }

@@ -1,5 +1,5 @@
 // Prometheus metrics (GET /metrics, text format): requests and latency per operation and
-// status, the database pool, and the process defaults. Labels come from the contract's
+// status, the read connections, and the process defaults. Labels come from the contract's
 // operationIds, never from the path, so a scan of random URLs cannot explode the series.
 import express, { type Router } from 'express';
 import type { Knex } from 'knex';
@@ -7,7 +7,9 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { Purged } from '../auth/token-purge.js';
 import type { MaintenanceTrigger } from '../db/maintenance-schedule.js';
 import type { BackupStats } from '../db/backup-schedule.js';
+import type { PoolFigures } from '../db/read-executor.js';
 import type { ReplicaHealth } from '../db/replicas.js';
+import { readPoolFigures } from '../db/select.js';
 
 /** What the modules report beyond requests and the pool (design.md §12). */
 export interface MetricsSources {
@@ -24,15 +26,6 @@ export interface Metrics {
   /** Records one answered request; `operation` is 'none' for 404s and the edge routes. */
   record(operation: string, method: string, status: number, seconds: number): void;
   routes(): Router;
-}
-
-// tarn.js, the pool under knex: counts are methods on the pool object.
-interface TarnPool {
-  numUsed(): number;
-  numFree(): number;
-  numPendingAcquires(): number;
-  numPendingCreates(): number;
-  max: number;
 }
 
 /** One label set's children, and its requests not yet handed to prom-client. */
@@ -64,14 +57,14 @@ export function createMetrics(db: Knex, sources?: MetricsSources): Metrics {
     },
   });
   const duration = new Histogram({ name: 'http_request_duration_seconds', help: 'Time to answer an HTTP request', labelNames, buckets, registers: [registry] });
-  const pool = () => (db.client as { pool?: TarnPool }).pool;
-  const poolGauge = (name: string, help: string, read: (p: TarnPool) => number) =>
-    new Gauge({ name, help, registers: [registry], collect() { const p = pool(); this.set(p ? read(p) : 0); } });
-  poolGauge('db_pool_connections_used', 'Database connections lent to a query', (p) => p.numUsed());
-  poolGauge('db_pool_connections_free', 'Idle database connections', (p) => p.numFree());
-  poolGauge('db_pool_connections_max', 'Largest number of database connections', (p) => p.max);
-  poolGauge('db_pool_pending_acquires', 'Queries waiting for a connection', (p) => p.numPendingAcquires());
-  poolGauge('db_pool_pending_creates', 'Connections being opened', (p) => p.numPendingCreates());
+  // The read path's own connections (design.md §8), which carry the queries and files reads;
+  // Knex's pool, which carries the writes, has no public figures.
+  const poolGauge = (name: string, help: string, read: (p: PoolFigures) => number) =>
+    new Gauge({ name, help, registers: [registry], collect() { const p = readPoolFigures(db); this.set(p ? read(p) : 0); } });
+  poolGauge('db_pool_connections_used', 'Read connections lent to a query', (p) => p.used);
+  poolGauge('db_pool_connections_free', 'Idle read connections', (p) => p.free);
+  poolGauge('db_pool_connections_max', 'Largest number of read connections', (p) => p.max);
+  poolGauge('db_pool_pending_acquires', 'Queries waiting for a read connection', (p) => p.waiting);
   if (sources) deploymentMetrics(registry, sources);
 
   // The series are few (operations x methods x statuses, all from closed sets): each one's

@@ -1,6 +1,7 @@
 // The impianto-files repository on each engine: root selection, the children's order
 // (identical on MySQL and SQLite), and at most two queries whatever the folder size.
 import { expect } from 'chai';
+import { watchReads } from '../../src/db/select.js';
 import { fold } from '../../src/db/fold.js';
 import { createImpiantoFilesRepository } from '../../src/impianti/impianto-files-repository.js';
 import { insertImpiantoFiles, type NewImpiantoFile } from '../../src/impianti/impianto-file-writer.js';
@@ -77,8 +78,7 @@ forEachDialect('impianti files repository', (dialect) => {
     });
     await insertImpiantoFiles(t.db, many);
     const sql: string[] = [];
-    const onQuery = (q: { sql: string }) => sql.push(q.sql);
-    t.db.on('query', onQuery);
+    const stop = watchReads(t.db, (q) => sql.push(q.sql));
     try {
       const lookup = await repo().findRoot(5);
       const children = await repo().listChildren(Number(lookup.found && lookup.root?.id));
@@ -87,7 +87,7 @@ forEachDialect('impianti files repository', (dialect) => {
         Number(b.isFolder) - Number(a.isFolder) || cmp(fold(a.nome), fold(b.nome)) || a.id! - b.id!);
       expect(children.map((r) => Number(r.id))).to.deep.equal(expected.map((f) => f.id));
     } finally {
-      t.db.removeListener('query', onQuery);
+      stop();
     }
   });
 });

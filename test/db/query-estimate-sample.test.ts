@@ -2,6 +2,7 @@
 // random sample of keys settles a result far past the limit without the count that would
 // scan the table, and a result within the limit is still counted exactly.
 import { expect } from 'chai';
+import { watchReads } from '../../src/db/select.js';
 import type { QueryResponse } from '../../src/query/execute.js';
 import { runQuery } from '../../src/query/run-query.js';
 import { createTestDb, type TestDb } from '../support/db.js';
@@ -24,7 +25,7 @@ forEachDialect('query EstimatedTotal by sample', (dialect) => {
     const rows = Array.from({ length: ROWS }, (_, i) => ({ id: i + 1, soggetto_id: (i + 1) % 100, tipo_recapito_id: 1 + (i % 5), recapito: recapitoOf(i + 1), codice_esterno: null }));
     await t.db.batchInsert('soggetto_recapito', rows, 500);
     await t.db.raw(dialect === 'mysql' ? 'ANALYZE TABLE soggetto_recapito' : 'ANALYZE');
-    t.db.on('query', (q: { sql: string }) => statements.push(q.sql));
+    watchReads(t.db, (q) => statements.push(q.sql));
   });
   after(async () => t?.drop());
 

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import knex, { type Knex } from 'knex';
-import { connect } from '../../src/db/connect.js';
+import { connect, disconnect } from '../../src/db/connect.js';
 import type { Dialect } from '../../src/db/dialect.js';
 import { migrate } from '../../src/db/migrate.js';
 import { mysqlTestUrl } from './dialects.js';
@@ -29,7 +29,7 @@ export async function createTestDb(dialect: Dialect, options: { migrate?: boolea
     if (options.migrate !== false) await migrate(db);
     return {
       db, dialect, databaseUrl: undefined, sqliteFile,
-      drop: async () => { await db.destroy(); fs.rmSync(dir, { recursive: true, force: true }); },
+      drop: async () => { await disconnect(db); fs.rmSync(dir, { recursive: true, force: true }); },
     };
   }
   const name = `impianti_t_${tag}`;
@@ -44,7 +44,7 @@ export async function createTestDb(dialect: Dialect, options: { migrate?: boolea
   return {
     db, dialect, databaseUrl, sqliteFile: undefined,
     drop: async () => {
-      await db.destroy();
+      await disconnect(db);
       const cleanup = connect({ databaseUrl: mysqlTestUrl, poolMax: 1 });
       await cleanup.raw('DROP DATABASE IF EXISTS ??', [name]);
       await cleanup.destroy();

@@ -59,9 +59,9 @@ describe('driver errors: translation', () => {
     ['refused connection', Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }), 'ServiceUnavailable', 503],
     ['lost connection', Object.assign(new Error('Connection lost'), { code: 'PROTOCOL_CONNECTION_LOST' }), 'ServiceUnavailable', 503],
     ['pool acquire timeout', Object.assign(new Error('Knex: Timeout acquiring a connection'), { name: 'KnexTimeoutError' }), 'ServiceUnavailable', 503],
-    // tarn's own class, as the read path meets it when it takes a connection from the pool itself.
     ['prepared statements exhausted', Object.assign(new Error("Can't create more than max_prepared_stmt_count statements"), { code: 'ER_MAX_PREPARED_STMT_COUNT_REACHED', errno: 1461 }), 'ServiceUnavailable', 503],
-    ['pool acquire timeout (tarn)', new (class TimeoutError extends Error {})('operation timed out for an unknown reason'), 'ServiceUnavailable', 503],
+    // The read pool's own (src/db/mysql-read-pool.ts).
+    ['read pool acquire timeout', Object.assign(new Error('No database connection within 2000 ms'), { code: 'POOL_ACQUIRE_TIMEOUT' }), 'ServiceUnavailable', 503],
     ['a syntax error (a bug)', Object.assign(new Error('You have an error in your SQL syntax'), { code: 'ER_PARSE_ERROR' }), 'InternalServerError', 500],
   ];
   for (const [name, err, code, status] of table) {

@@ -1,0 +1,41 @@
+// The read path through Knex's own query API: for a database the service opened no read
+// connection of its own for (an in-memory SQLite database, which a second connection could
+// not see). Knex lends a connection of its pool per statement, and one transaction holds
+// the statements of one request together.
+import type { Knex } from 'knex';
+import { dialectOf } from './dialect.js';
+import { attempt, type ReadExecutor, type SelectOn } from './read-executor.js';
+import { tableOfNamed, type Cells, type Table } from './table.js';
+
+const timeoutGraceMs = 1000;
+
+/** Knex's answer to a raw SELECT as rows: mysql2 answers [rows, fields], better-sqlite3 the rows. */
+function rowsOf(db: Knex, answer: unknown): { rows: Cells[]; columns: readonly string[] } {
+  if (dialectOf(db) === 'mysql') {
+    const [rows, fields] = answer as [Cells[], readonly { name: string }[]];
+    return { rows, columns: fields.map((f) => f.name) };
+  }
+  const rows = answer as Record<string, unknown>[];
+  return { rows, columns: rows.length > 0 ? Object.keys(rows[0]!) : [] };
+}
+
+function selectThrough(db: Knex, sql: string, bindings: readonly unknown[], timeoutMs: number | undefined, asTable: boolean): Promise<unknown> {
+  const query = db.raw(sql, bindings as Knex.RawBinding[]);
+  return (timeoutMs ? query.timeout(timeoutMs + timeoutGraceMs) : query).then((answer: unknown) => {
+    const { rows, columns } = rowsOf(db, answer);
+    return asTable ? tableOfNamed(rows, columns) : rows;
+  });
+}
+
+export function knexReads(db: Knex): ReadExecutor {
+  return {
+    select: (sql, bindings, timeoutMs, asTable) => selectThrough(db, sql, bindings, timeoutMs, asTable),
+    together: (timeoutMs, work) =>
+      db.transaction((trx) => {
+        const selectOn: SelectOn = (sql, bindings) => selectThrough(trx, sql, bindings, timeoutMs, true) as Promise<Table>;
+        return attempt(work, selectOn);
+      }),
+    figures: () => undefined,
+    close: async () => {},
+  };
+}

@@ -1,0 +1,35 @@
+// What the read path runs its SELECTs on (db/select.ts): one executor per database, built
+// on a driver's public API (mysql-reads.ts, sqlite-reads.ts) or on Knex's own query API
+// (knex-reads.ts), chosen in design.md §8.
+import type { Table } from './table.js';
+
+/** Runs one SELECT of a request's statements (selectTogether). */
+export type SelectOn = (sql: string, bindings: readonly unknown[]) => Promise<Table>;
+
+/** The read pool's figures for /metrics, as the executor itself counts them. */
+export interface PoolFigures {
+  readonly used: number;
+  readonly free: number;
+  readonly max: number;
+  /** Requests waiting for a connection. */
+  readonly waiting: number;
+}
+
+export interface ReadExecutor {
+  /** One SELECT: its rows as objects keyed by column, or as a Table (`asTable`). */
+  select(sql: string, bindings: readonly unknown[], timeoutMs: number | undefined, asTable: boolean): Promise<unknown>;
+  /** The statements `work` asks for, on one connection (design.md §8). */
+  together<T>(timeoutMs: number | undefined, work: (select: SelectOn) => Promise<T>): Promise<T>;
+  /** undefined where the executor has no pool of its own. */
+  figures(): PoolFigures | undefined;
+  close(): Promise<void>;
+}
+
+/** Calls `work(select)` and hands its promise on; a synchronous throw becomes a rejection. */
+export function attempt<T>(work: (select: SelectOn) => Promise<T>, select: SelectOn): Promise<T> {
+  try {
+    return work(select);
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}
