@@ -35,7 +35,9 @@ export const pairs = quick ? 2 : Number(opts.pairs);
 export const seconds = quick ? 2 : Number(opts.seconds);
 export const warmup = quick ? 1 : Number(opts.warmup);
 export const connections = Number(opts.connections);
-export const resultsFile = opts.results || new URL(quick ? 'out/results-quick.json' : 'results.json', here).pathname;
+/** results.json holds full default runs only; a quick or partial run writes under out/. */
+const partial = quick || opts.only !== 'compare,workers,scale' || opts.engines !== 'mysql,sqlite';
+export const resultsFile = opts.results || new URL(partial ? `out/results-${quick ? 'quick' : 'partial'}.json` : 'results.json', here).pathname;
 export const serverUrl = process.env.MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test';
 
 /**

@@ -1,11 +1,10 @@
 // The bench's data: deterministic rows for soggetto_recapito, caratteristica_gruppo and a
 // few impianti with file trees, shaped like a real register of contacts (names, PEC,
 // phones) so that prefixes and ranges select realistic numbers of rows. Same seed, same rows:
-// the numbers come from the service's own seeded generator, in the build the bench runs.
-import { appRoot } from './context.mjs';
+// the numbers come from the service's own seeded generator (src/db/seeded-random.ts, built).
+import { seededRandom as prng } from '../../dist/src/db/seeded-random.js';
 
-/** The seeded generator of src/db/seeded-random.ts. */
-export const { seededRandom: prng } = await import(new URL('dist/src/db/seeded-random.js', appRoot()));
+export { prng };
 
 export const nomi = [
   'marco', 'giulia', 'luca', 'francesca', 'andrea', 'chiara', 'matteo', 'sara', 'alessandro', 'valentina',

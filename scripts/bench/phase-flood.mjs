@@ -38,12 +38,12 @@ export async function floodPhase(results) {
       // The flood's first second fills the hash queue; the window starts once it is steady.
       await new Promise((resolve) => setTimeout(resolve, 1000));
       const during = await paced({ port, next: mixSequence(kinds, 7 + i), rate, seconds });
-      await flood;
-      windows.push({ idle, during, p99Ratio: round3(during.p99 / idle.p99) });
-      log(`flood ${i + 1}: query p99 ${idle.p99} ms idle, ${during.p99} ms during the flood`);
+      const registrations = await flood;
+      windows.push({ idle, during, p99Ratio: round3(during.p99 / idle.p99), registrations: registrations.statuses });
+      log(`flood ${i + 1}: query p99 ${idle.p99} ms idle, ${during.p99} ms during the flood; registrations ${JSON.stringify(registrations.statuses)}`);
       await waitIdle(service.child.pid);
     }
-    results.flood = { rate, windows, idleP99: median(windows.map((w) => w.idle.p99)), duringP99: median(windows.map((w) => w.during.p99)), p99Ratio: median(windows.map((w) => w.p99Ratio)) };
+    results.flood = { rate, windows, idleP99: median(windows.map((w) => w.idle.p99)), duringP99: median(windows.map((w) => w.during.p99)), p99Ratio: round3(median(windows.map((w) => w.p99Ratio))) };
   } finally {
     await stop(service.child);
     const conn = await mysql.createConnection(connectionOf(db.url));

@@ -16,11 +16,13 @@ function processesOf(service, cpuSeconds) {
 export async function workersPhase(engine, results) {
   const db = await prepare(engine, largest);
   const kinds = mixKinds(largest);
+  // Each start is timed alone: the second once the first has settled.
   const two = await startService(db, `workers2-${engine}`, { WORKERS: '2' });
+  await settled(two.child.pid);
   const one = await startService(db, `workers1-${engine}`, { WORKERS: '1' });
   results.startup.push({ where: `WORKERS=2, ${engine}`, readyMs: two.readyMs }, { where: `WORKERS=1, ${engine}`, readyMs: one.readyMs });
   try {
-    await settled(two.child.pid);
+    await settled(one.child.pid);
     const sides = { a: { ...two, warm: warmFile(db) }, b: { ...one, warm: warmFile(db) } };
     const workers = {};
     for (const [kind, names] of [['in', ['in']], ['mix', Object.keys(kinds)]]) {

@@ -11,10 +11,10 @@ function killAll() {
   for (const child of children) for (const pid of treeOf(child.pid)) kill(pid, 'SIGKILL');
 }
 process.on('exit', killAll);
-for (const signal of ['SIGINT', 'SIGTERM']) {
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) {
   process.on(signal, () => {
     killAll();
-    process.exit(130);
+    process.exit(code);
   });
 }
 
@@ -26,7 +26,7 @@ function kill(pid, signal) {
   }
 }
 
-export function freePort() {
+function freePort() {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);

@@ -27,7 +27,11 @@ const phases = {
   workers: (results) => forEachEngine((e) => workersPhase(e, results)),
   scale: (results) => forEachEngine((e) => scalePhase(e, results)),
   flood: (results) => floodPhase(results),
-  load: () => loadPhase({ appRoot: appRoot(), out, log, sizes: opts['load-rows'].split(',').map(Number), resultsFile: new URL('results-load.json', import.meta.url).pathname }),
+  load: () => loadPhase({
+    appRoot: appRoot(), out, log,
+    sizes: opts['load-rows'].split(',').map((n) => Number(n) / (opts.quick ? 100 : 1)),
+    resultsFile: new URL(opts.quick ? 'out/results-load-quick.json' : 'results-load.json', import.meta.url).pathname,
+  }),
 };
 
 async function forEachEngine(run) {
@@ -39,7 +43,7 @@ async function main() {
   const started = Date.now();
   const results = {
     date: new Date().toISOString(),
-    machine: { cpus: os.availableParallelism(), cpuModel: os.cpus()[0]?.model, memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version, loadAverage: os.loadavg()[0] },
+    machine: { cpus: os.availableParallelism(), cpuModel: os.cpus()[0]?.model, memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version },
     config: { pairs, seconds, warmup, connections, quick: opts.quick, sizes, serviceEnv: opts['service-env'] },
     startup: [],
   };
@@ -50,6 +54,8 @@ async function main() {
   }
   if (only.size === 1 && only.has('load')) return;
   results.durationS = Math.round((Date.now() - started) / 1000);
+  // The machine's 1-minute load average as the run ends: other work that shared it.
+  results.machine.loadAverage = os.loadavg()[0];
   results.targets = targets(results);
   fs.writeFileSync(resultsFile, JSON.stringify(results, null, 2) + '\n');
   printSummary(results);
