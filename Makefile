@@ -68,12 +68,10 @@ test-cluster: build
 	test -x /usr/sbin/mariadbd || scripts/ensure-mysql.sh >/dev/null
 	npx mocha --no-config --timeout 600000 --exit 'dist/test/cluster/**/*.test.js'
 
-# The service against a hand-written node:http baseline on 1M rows, on MySQL (mysql2) and on
-# SQLite (better-sqlite3): the mix, each kind alone, a registration flood, table sizes
-# (scripts/bench, about 28 minutes; seeds once), and loading 1M and 10M rows against each
-# engine's own loader on a private MariaDB (about 15 minutes more). Writes
-# scripts/bench/results.json, results.svg and results-load.json. BENCH_ARGS passes options,
-# e.g. BENCH_ARGS="--only kinds --kinds point".
+# The service against a hand-written node:http baseline, and WORKERS=2 against 1, on 1M rows,
+# on MySQL and on SQLite, and query shapes at 10k, 100k and 1M rows (scripts/bench, about
+# 13 minutes once its databases are seeded). Writes scripts/bench/results.json and prints one
+# table. BENCH_ARGS passes options, e.g. BENCH_ARGS="--quick" or "--only load".
 bench: build
 	url=$$(scripts/ensure-mysql.sh); \
 	MYSQL_URL="$$url" node scripts/bench/run.mjs $(BENCH_ARGS)

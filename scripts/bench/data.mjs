@@ -1,18 +1,10 @@
 // The bench's data: deterministic rows for soggetto_recapito, caratteristica_gruppo and a
 // few impianti with file trees, shaped like a real register of contacts (names, PEC,
-// phones) so that prefixes and ranges select realistic numbers of rows. Same seed, same rows.
+// phones) so that prefixes and ranges select realistic numbers of rows. Same seed, same rows:
+// the numbers come from the service's own seeded generator (src/db/seeded-random.ts, built).
+import { seededRandom as prng } from '../../dist/src/db/seeded-random.js';
 
-/** mulberry32: a tiny seeded PRNG, good enough to spread bench data and requests. */
-export function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { prng };
 
 export const nomi = [
   'marco', 'giulia', 'luca', 'francesca', 'andrea', 'chiara', 'matteo', 'sara', 'alessandro', 'valentina',

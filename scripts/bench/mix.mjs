@@ -13,9 +13,9 @@ export function mixKinds(sizes) {
   const soggetti = Math.floor(sizes.soggettoRecapito / 5);
   const q = (operation, body) => ({ method: 'POST', path: `/json/reply/${operation}`, body, role: 'admin' });
   return {
-    // The cheapest kind, where the framework shows: the contacts of 1 to 10 subjects, on
-    // the soggetto_id index, one page of 50.
-    point: (r) => q('SoggettoRecapitoQuery', { soggettoIdIn: Array.from({ length: int(r, 1, 10) }, () => int(r, 1, soggetti)), take: 50 }),
+    // `in`, the cheapest kind, where the framework shows: the contacts of 1 to 10 subjects
+    // (soggettoIdIn), on the soggetto_id index, one page of 50.
+    in: (r) => q('SoggettoRecapitoQuery', { soggettoIdIn: Array.from({ length: int(r, 1, 10) }, () => int(r, 1, soggetti)), take: 50 }),
     // In on the primary key: ten random contacts.
     idIn: (r) => q('SoggettoRecapitoQuery', { idIn: Array.from({ length: 10 }, () => int(r, 1, sizes.soggettoRecapito)) }),
     // A prefix of name.surname: ~80 matches at 1M rows, first page of 20.
@@ -49,10 +49,4 @@ export function mixSequence(kinds, seed, names = Object.keys(kinds)) {
     const name = names[i++ % names.length];
     return { name, ...kinds[name](rand) };
   };
-}
-
-/** The indexed lookup timed at each table size: one subject's ~5 contacts. */
-export function indexedKind(sizes) {
-  const soggetti = Math.floor(sizes.soggettoRecapito / 5);
-  return { indexed: (r) => ({ method: 'POST', path: '/json/reply/SoggettoRecapitoQuery', body: { soggettoId: int(r, 1, soggetti) }, role: 'admin' }) };
 }

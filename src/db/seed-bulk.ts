@@ -6,6 +6,7 @@
 import type { Knex } from 'knex';
 import { dialectOf } from './dialect.js';
 import { INT32_MAX } from '../int32.js';
+import { seededRandom, seedOf, type Random } from './seeded-random.js';
 
 export const bulkTables = ['caratteristica_gruppo', 'soggetto_recapito'] as const;
 export type BulkTable = (typeof bulkTables)[number];
@@ -139,7 +140,7 @@ export interface RowSource {
 
 /** The rows seedBulk writes, for tests and benchmarks that need to know them. */
 export function rowSource(table: BulkTable, seed: number, start: StartIds): RowSource {
-  const random = mulberry32(hash(`${table}:${seed}`));
+  const random = seededRandom(seedOf(`${table}:${seed}`));
   return table === 'caratteristica_gruppo' ? gruppoSource(random, start.id) : recapitoSource(random, start);
 }
 
@@ -150,26 +151,6 @@ export function generateRows(table: BulkTable, seed: number, start: StartIds, co
     const values = source.next();
     return Object.fromEntries(source.columns.map((c, i) => [c, values[i]]));
   });
-}
-
-type Random = () => number;
-
-// mulberry32: tiny, fast and good enough for test data; Math.random cannot be seeded.
-function mulberry32(seed: number): Random {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function hash(text: string): number {
-  let h = 2166136261;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
-  return h >>> 0;
 }
 
 const pick = <T>(random: Random, items: readonly T[]): T => items[Math.floor(random() * items.length)]!;

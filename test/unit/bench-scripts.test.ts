@@ -1,6 +1,6 @@
 // The bench's scripts are plain JavaScript that only `make bench` runs: a name one of them
-// uses but never imports or declares would surface half an hour into a run. The compiler,
-// reading them as JavaScript, finds each such name.
+// uses but never imports or declares would surface minutes into a run. The compiler, reading
+// them as JavaScript, finds each such name.
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
