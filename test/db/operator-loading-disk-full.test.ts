@@ -1,6 +1,6 @@
 // A disk that fills mid-load (design.md §8): `npm run load` says so on the line it was
 // writing, exits 1, and the table is as it was. Each engine's database sits on a tmpfs
-// mounted for this test (root only: the test says why it is skipped otherwise), far too
+// mounted for this test (root only: elsewhere the test fails and says why), far too
 // small for the file's rows, so no shared disk is ever filled. SQLite: the file on a tmpfs
 // of 3 MiB. MariaDB: a private server (the shared one on 3306 is never touched) whose
 // database directory is a tmpfs of 12 MiB, as an operator puts a database on a volume of its
@@ -16,6 +16,7 @@ import type { Dialect } from '../../src/db/dialect.js';
 import { migrate } from '../../src/db/migrate.js';
 import { PrivateMariaDb } from '../reliability/support/private-mariadb.js';
 import { forEachDialect } from '../support/dialects.js';
+import { requireOfMachine } from '../support/machine.js';
 import { runCli } from '../support/run-cli.js';
 
 const rows = 100_000;
@@ -31,7 +32,7 @@ forEachDialect('operator loading: a full disk', (dialect) => {
   let csv: string;
 
   before(async function () {
-    if (process.getuid?.() !== 0) this.skip(); // mounting a tmpfs needs root
+    requireOfMachine(process.getuid?.() === 0, 'mounting a tmpfs needs root; run the suite as root, as CI does');
     csv = path.join(os.tmpdir(), `impianti-full-${process.pid}.csv`);
     fs.writeFileSync(csv, contacts());
     if (dialect === 'sqlite') {

@@ -98,6 +98,11 @@ forEachDialect('operator loading', (dialect: Dialect) => {
     fs.writeFileSync(path.join(dir, 'x.csv'), 'id\n1\n');
     const table = await load('app_user', path.join(dir, 'x.csv'));
     expect([table.code, table.stderr]).to.satisfy(([code, err]: [number, string]) => code === 1 && /^x\.csv:0: unknown table app_user/.test(err));
-    expect((await load('impianto', path.join(dir, 'x.txt'))).code).to.equal(2);
+    // A readable file of valid rows, refused for its name alone: nothing is read or written.
+    fs.writeFileSync(path.join(dir, 'x.txt'), 'id\n9501\n');
+    const named = await load('impianto', path.join(dir, 'x.txt'));
+    expect(named.code, named.stderr).to.equal(2);
+    expect(named.stderr).to.match(/x\.txt: the name must end in \.csv or \.jsonl\n/);
+    expect(await s.db('impianto').where({ id: 9501 }).first('id')).to.equal(undefined);
   });
 });

@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import type { Dialect } from '../../src/db/dialect.js';
 import { freshWindowClock } from '../support/clock.js';
 import { forEachDialect } from '../support/dialects.js';
+import { requireOfMachine } from '../support/machine.js';
 import { startServer, type TestServer } from '../support/server.js';
 
 forEachDialect('auth Register over HTTP', (dialect: Dialect) => {
@@ -153,7 +154,7 @@ forEachDialect('auth Register limits over HTTP', (dialect: Dialect) => {
   });
 
   it('answers 503 when the hashing process dies mid-hash, writes no user, logs why, and the next registration gets a new one', async function () {
-    if (!fs.existsSync(`/proc/${process.pid}/task/${process.pid}/children`)) this.skip();
+    requireOfMachine(fs.existsSync(`/proc/${process.pid}/task/${process.pid}/children`), 'finding the hashing process needs /proc/PID/task/TID/children (Linux)');
     const s = await startServer({ dialect, env: { SCRYPT_LOG_N: '16' } });
     // Other servers of this process have hashing children of their own: this server's is the new one.
     const hashingChildren = () =>

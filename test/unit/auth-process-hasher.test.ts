@@ -9,6 +9,7 @@ import * as ScryptModule from 'scrypt-kdf';
 import { createScryptHasher } from '../../src/auth/password-hasher.js';
 import { ApiError } from '../../src/errors/api-error.js';
 import { createProcessHasher, lowPriorityLauncher, type ProcessHasher } from '../../src/auth/process-hasher.js';
+import { requireOfMachine } from '../support/machine.js';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -48,7 +49,8 @@ describe('auth process hasher', function () {
   });
 
   it('runs every thread of the child under SCHED_IDLE, the libuv threads scrypt runs on included', async function () {
-    if (!fs.existsSync('/proc/self/task') || !hasChrt) this.skip();
+    requireOfMachine(fs.existsSync('/proc/self/task'), 'reading thread policies needs /proc (Linux)');
+    requireOfMachine(hasChrt, 'chrt (util-linux) is not on the PATH');
     // Two hashes at once make the child start its thread pool.
     await Promise.all([hasher.hash('a-password'), hasher.hash('b-password')]);
     expect(threadStat(hasher.pid!, 41).length).to.be.greaterThan(2);
@@ -57,9 +59,9 @@ describe('auth process hasher', function () {
   });
 
   it('falls back to nice 19 for every thread where chrt is missing', async function () {
-    if (!fs.existsSync('/proc/self/task')) this.skip();
+    requireOfMachine(fs.existsSync('/proc/self/task'), 'reading thread priorities needs /proc (Linux)');
     const nice = ['/usr/bin/nice', '/bin/nice'].find((f) => fs.existsSync(f));
-    if (!nice) this.skip();
+    requireOfMachine(nice !== undefined, 'nice (coreutils) is in neither /usr/bin nor /bin');
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'no-chrt-'));
     fs.symlinkSync(nice!, path.join(dir, 'nice'));
     const saved = process.env['PATH'];
@@ -77,7 +79,7 @@ describe('auth process hasher', function () {
   });
 
   it("gives the child none of the service's environment (no secrets)", async function () {
-    if (!fs.existsSync('/proc/self/environ')) this.skip();
+    requireOfMachine(fs.existsSync('/proc/self/environ'), "reading the child's environment needs /proc (Linux)");
     process.env['HASHER_TEST_SECRET'] = 'not-for-the-child';
     try {
       await hasher.hash('y-password');

@@ -5,6 +5,7 @@
 import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
+import ts from 'typescript';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../..');
 const src = path.join(root, 'src');
@@ -30,14 +31,24 @@ function sources(dir: string): string[] {
 
 const rel = (p: string) => path.relative(src, p);
 const roomOf = (file: string) => rel(file).split(path.sep)[0]!;
+/** Each relative import of each file, as the compiler reads them (type-only, re-exports and import() included). */
 const edges = sources(src).flatMap((file) =>
-  [...fs.readFileSync(file, 'utf8').matchAll(/^(?:import|export)\b[^;]*?from '(\.[^']+)'/gms)].map((m) => ({
-    from: rel(file),
-    to: rel(path.resolve(path.dirname(file), m[1]!.replace(/\.js$/, '.ts'))),
-  })),
+  ts.preProcessFile(fs.readFileSync(file, 'utf8'), true, true).importedFiles
+    .filter((f) => f.fileName.startsWith('.'))
+    .map((f) => ({ from: rel(file), to: rel(path.resolve(path.dirname(file), f.fileName.replace(/\.js$/, '.ts'))) })),
 );
 
 describe('layers of src/', () => {
+  it('reads the imports of every file that has any, each naming a file that exists', () => {
+    const importing = new Set(edges.map((e) => e.from));
+    const withImports = sources(src).filter((file) => /^(?:import|export)\b[^;]*?from '\./ms.test(fs.readFileSync(file, 'utf8'))).map(rel);
+    expect(withImports.length, 'files of src/ that import another').to.be.above(50);
+    expect(withImports.filter((f) => !importing.has(f)), 'files whose imports were not read').to.deep.equal([]);
+    // generated/api.d.ts, outside src/, holds only types.
+    const exists = (to: string) => fs.existsSync(path.join(src, to)) || fs.existsSync(path.join(src, to.replace(/\.ts$/, '.d.ts')));
+    expect(edges.filter((e) => !exists(e.to)).map((e) => `${e.from} -> ${e.to}`), 'imports of no file').to.deep.equal([]);
+  });
+
   it('every room has a floor', () => {
     const rooms = new Set(sources(src).map(roomOf));
     expect([...rooms].filter((r) => floors[r] === undefined)).to.deep.equal([]);

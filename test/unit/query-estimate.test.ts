@@ -102,8 +102,13 @@ describe('query estimate: the statements behind Include=EstimatedTotal', () => {
   });
 
   it('on ANALYZE statistics or none, always counts: a lower bound where the engine has no figure', async () => {
-    const stat = await estimate({ kind: 'stat', query: keys, figure: 0, times: 1 }, { counted: 101, stat: '5000 40' });
+    const byStat: EngineEstimate = { kind: 'stat', query: keys, figure: 0, times: 1 };
+    const stat = await estimate(byStat, { counted: 101, stat: '5000 40' });
     expect(stat.answer).to.deep.equal({ estimatedTotal: 5000, estimatedTotalKind: 'estimate' });
+    expect([...stat.ran].sort()).to.deep.equal(['count', 'stat']);
+    // Statistics that claim far more than the filter holds: the count decides.
+    const stale = await estimate(byStat, { counted: 37, stat: '5000 40' });
+    expect(stale).to.deep.equal({ answer: { estimatedTotal: 37, estimatedTotalKind: 'exact' }, ran: ['count', 'stat'] });
     const none = await estimate(undefined, { counted: 101 });
     expect(none).to.deep.equal({ answer: { estimatedTotal: 101, estimatedTotalKind: 'atLeast' }, ran: ['count'] });
   });

@@ -20,6 +20,11 @@ export interface CrashEngine {
   reading<T>(check: (query: Query) => Promise<T>): Promise<T>;
   /** `ok` when the engine finds the service's tables sound, else what it reports. */
   integrity(): Promise<string>;
+  /**
+   * Kills the engine's own process with SIGKILL and starts it again, recovering from its
+   * log. SQLite has no process of its own: it dies with the service, so this does nothing.
+   */
+  crash(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -46,7 +51,7 @@ export async function sqliteEngine(): Promise<CrashEngine> {
     }
   };
   return {
-    name: 'sqlite', env: { SQLITE_FILE: file }, reading,
+    name: 'sqlite', env: { SQLITE_FILE: file }, reading, crash: async () => undefined,
     integrity: () => reading(async (q) => (await q('PRAGMA integrity_check')).map((r) => String(r['integrity_check'])).join('; ')),
     close: async () => fs.rmSync(dir, { recursive: true, force: true }),
   };
@@ -82,6 +87,10 @@ export async function mariadbEngine(): Promise<MariaDbEngine> {
     return {
       name: 'mariadb', env: { DATABASE_URL: url }, server, database: 'impianti',
       reading: (check) => readMysql(url, check),
+      crash: async () => {
+        await server.kill();
+        await server.start();
+      },
       integrity: () => readMysql(url, async (q) => {
         const rows = await q('CHECK TABLE app_user, app_user_role, auth_session, refresh_token');
         const bad = rows.filter((r) => r['Msg_type'] === 'error' || (r['Msg_type'] === 'status' && r['Msg_text'] !== 'OK'));

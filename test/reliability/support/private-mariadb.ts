@@ -81,6 +81,15 @@ export class PrivateMariaDb {
     this.child = undefined;
   }
 
+  /** A crash: SIGKILL, no shutdown of any kind; resolves once the process is gone. The next start recovers from InnoDB's redo log. */
+  async kill(): Promise<void> {
+    const child = this.child;
+    if (!child) return;
+    child.kill('SIGKILL');
+    await this.exited;
+    this.child = undefined;
+  }
+
   /** Stops the server and removes its datadir. */
   async destroy(): Promise<void> {
     await this.stop();
