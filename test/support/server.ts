@@ -10,6 +10,7 @@ import { createApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { Dialect } from '../../src/db/dialect.js';
 import { createModules, type Modules } from '../../src/handlers/index.js';
+import { startSchedules } from '../../src/lifecycle.js';
 import { loadContract, type Contract } from '../../src/http/contract.js';
 import { createResponseValidator, type ResponseValidator } from '../../src/contract-check/response-validator.js';
 import { createTestDb, type Knex } from './db.js';
@@ -68,8 +69,9 @@ export async function startServer(options: { dialect: Dialect; env?: Record<stri
   const deps = { config, db: testDb.db, clock: options.clock ?? (() => new Date()), logger };
   const modules = createModules(deps);
   await modules.start();
+  const schedules = startSchedules(deps);
   contract ??= loadContract();
-  const app = await createApp(deps, contract, modules);
+  const app = await createApp(deps, contract, { ...modules, metrics: { ...modules.metrics, ...schedules.figures } });
   const server: Server = await new Promise((resolve) => { const s = createServer(app).listen(0, '127.0.0.1', () => resolve(s)); });
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
@@ -112,6 +114,7 @@ export async function startServer(options: { dialect: Dialect; env?: Record<stri
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await schedules.stop();
       await modules.close();
       await testDb.drop();
     },
