@@ -1,6 +1,7 @@
 // Prometheus metrics (GET /metrics, text format): requests and latency per operation and
 // status, the database pool, and the process defaults. Labels come from the contract's
 // operationIds, never from the path, so a scan of random URLs cannot explode the series.
+// Under several workers the answer is the whole process group's (design.md §10).
 import express, { type Router } from 'express';
 import type { Knex } from 'knex';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
