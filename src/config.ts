@@ -9,6 +9,8 @@ import { INT32_MAX } from './int32.js';
 export interface Config {
   readonly port: number;
   readonly host: string;
+  /** Processes serving requests; above 1, under one primary (design.md §10). */
+  readonly workers: number;
   readonly databaseUrl: string | undefined;
   /** MySQL read replicas for the reads that tolerate a little staleness (design.md §12). */
   readonly databaseReplicaUrls: readonly string[];
@@ -126,6 +128,50 @@ const knownRoles = ['Admin', 'ApiUser'];
 
 export function loadConfig(env: Env = process.env): Config {
   const production = present(env, 'NODE_ENV') === 'production';
+  const { jwt, cursorSecret } = secrets(env, production);
+  const database = databaseSettings(env);
+  const workers = workerCount(env);
+  if (workers > 1 && database.databaseUrl === undefined && (database.sqliteFile === ':memory:' || database.sqliteFile.startsWith('file:'))) {
+    throw new ConfigError('WORKERS', 'needs a SQLite file every worker can open (SQLITE_FILE), not an in-memory database');
+  }
+  const logLevel = present(env, 'LOG_LEVEL') ?? 'info';
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of fatal, error, warn, info, debug, trace, silent, got "${logLevel}"`);
+  }
+  const maxTake = int(env, 'MAX_TAKE', 1000, 1, 100_000);
+  return Object.freeze({
+    port: int(env, 'PORT', 8080, 0, 65535),
+    host: present(env, 'HOST') ?? '0.0.0.0',
+    workers,
+    ...database,
+    purgeIntervalS: int(env, 'PURGE_INTERVAL_S', 3600, 0),
+    maintenanceIntervalS: int(env, 'MAINTENANCE_INTERVAL_S', 21600, 0),
+    production,
+    debug: bool(env, 'DEBUG', false),
+    logLevel,
+    jwt,
+    ...accountSettings(env, workers),
+    defaultTake: int(env, 'DEFAULT_TAKE', 100, 0, maxTake),
+    maxTake,
+    includeTotal: bool(env, 'INCLUDE_TOTAL', false),
+    queryTimeoutMs: int(env, 'QUERY_TIMEOUT_MS', 5000, 1),
+    cursorSecret,
+    estimateExactUpTo: int(env, 'ESTIMATE_EXACT_UP_TO', 10_000, 0, 10_000_000),
+    trustProxy: trustProxy(env),
+    corsOrigins: Object.freeze(list(env, 'CORS_ORIGINS')),
+  } satisfies Config) as Config;
+}
+
+/** WORKERS: a count, or `auto` for one per core the process may use (design.md §10). */
+function workerCount(env: Env): number {
+  const raw = present(env, 'WORKERS');
+  if (raw !== undefined && /^auto$/i.test(raw)) return availableParallelism();
+  if (raw !== undefined && !/^\d+$/.test(raw)) throw new ConfigError('WORKERS', `must be a number of workers or auto, got "${raw}"`);
+  return int(env, 'WORKERS', 1, 1, 256);
+}
+
+/** The token keys and the cursors' secret. */
+function secrets(env: Env, production: boolean): Pick<Config, 'jwt' | 'cursorSecret'> {
   const algorithm = (present(env, 'JWT_ALGORITHM') ?? 'HS256').toUpperCase();
   if (algorithm !== 'HS256' && algorithm !== 'RS256' && algorithm !== 'ES256') {
     throw new ConfigError('JWT_ALGORITHM', `must be HS256, RS256 or ES256, got "${algorithm}"`);
@@ -144,7 +190,24 @@ export function loadConfig(env: Env = process.env): Config {
   if (cursorSecret === undefined && algorithm !== 'HS256' && production) {
     throw new ConfigError('CURSOR_SECRET', `is required when JWT_ALGORITHM=${algorithm} and NODE_ENV=production (query cursors are signed with it)`);
   }
+  // Outside production a missing secret gets a per-process random one: tokens simply stop
+  // verifying after a restart, and no secret is ever committed. Several workers share the
+  // primary's (cluster.ts).
   const jwtSecret = algorithm === 'HS256' ? (secret ?? randomSecret()) : undefined;
+  const jwt = Object.freeze({
+    algorithm,
+    secret: jwtSecret,
+    privateKeyFile: present(env, 'JWT_PRIVATE_KEY_FILE'),
+    publicKeyFile: present(env, 'JWT_PUBLIC_KEY_FILE'),
+    issuer: present(env, 'JWT_ISSUER') ?? 'impianti-api',
+    audience: present(env, 'JWT_AUDIENCE') ?? 'impianti-api',
+  });
+  // Without its own secret a cursor is signed with a key derived from the token secret.
+  return { jwt, cursorSecret: cursorSecret ?? jwtSecret ?? randomSecret() };
+}
+
+/** The primary, its replicas, the embedded file and its backups. */
+function databaseSettings(env: Env): Pick<Config, 'databaseUrl' | 'databaseReplicaUrls' | 'replicaMaxLagMs' | 'sqliteFile' | 'backup'> {
   const databaseUrl = present(env, 'DATABASE_URL');
   if (databaseUrl !== undefined && !/^mysql2?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL', 'must be a mysql://user:pass@host:port/db URL');
@@ -154,73 +217,51 @@ export function loadConfig(env: Env = process.env): Config {
     if (databaseUrl === undefined) throw new ConfigError('DATABASE_REPLICA_URLS', 'needs DATABASE_URL: replicas follow a MySQL primary');
     if (!/^mysql2?:\/\//.test(url)) throw new ConfigError('DATABASE_REPLICA_URLS', 'must be comma-separated mysql://user:pass@host:port/db URLs');
   }
-  const defaultRoles = list(env, 'DEFAULT_ROLES');
-  for (const role of defaultRoles) {
-    if (!knownRoles.includes(role)) throw new ConfigError('DEFAULT_ROLES', `unknown role "${role}" (known: ${knownRoles.join(', ')})`);
-  }
-  const maxTake = int(env, 'MAX_TAKE', 1000, 1, 100_000);
-  const rotation = (present(env, 'REFRESH_TOKEN_ROTATION') ?? 'rotate').toLowerCase();
-  if (rotation !== 'rotate' && rotation !== 'reuse') throw new ConfigError('REFRESH_TOKEN_ROTATION', `must be rotate or reuse, got "${rotation}"`);
   const sqliteFile = present(env, 'SQLITE_FILE') ?? 'data/impianti.sqlite';
   const backupIntervalS = int(env, 'BACKUP_INTERVAL_S', 0, 0);
   if (backupIntervalS > 0 && databaseUrl !== undefined) {
     throw new ConfigError('BACKUP_INTERVAL_S', 'backs up the embedded SQLite file only; with DATABASE_URL use the engine\'s own tools (README, For operators)');
   }
-  const logLevel = present(env, 'LOG_LEVEL') ?? 'info';
-  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
-    throw new ConfigError('LOG_LEVEL', `must be one of fatal, error, warn, info, debug, trace, silent, got "${logLevel}"`);
-  }
-
-  return Object.freeze({
-    port: int(env, 'PORT', 8080, 0, 65535),
-    host: present(env, 'HOST') ?? '0.0.0.0',
+  return {
     databaseUrl,
     databaseReplicaUrls: Object.freeze(databaseReplicaUrls),
     replicaMaxLagMs: int(env, 'REPLICA_MAX_LAG_MS', 2000, 100),
-    purgeIntervalS: int(env, 'PURGE_INTERVAL_S', 3600, 0),
-    maintenanceIntervalS: int(env, 'MAINTENANCE_INTERVAL_S', 21600, 0),
     sqliteFile,
     backup: Object.freeze({
       dir: present(env, 'BACKUP_DIR') ?? path.join(path.dirname(sqliteFile), 'backups'),
       intervalS: backupIntervalS,
       keep: int(env, 'BACKUP_KEEP', 7, 1),
     }),
-    production,
-    debug: bool(env, 'DEBUG', false),
-    logLevel,
-    jwt: Object.freeze({
-      algorithm,
-      // Outside production a missing secret gets a per-process random one: tokens simply
-      // stop verifying after a restart, and no secret is ever committed.
-      secret: jwtSecret,
-      privateKeyFile: present(env, 'JWT_PRIVATE_KEY_FILE'),
-      publicKeyFile: present(env, 'JWT_PUBLIC_KEY_FILE'),
-      issuer: present(env, 'JWT_ISSUER') ?? 'impianti-api',
-      audience: present(env, 'JWT_AUDIENCE') ?? 'impianti-api',
-    }),
+  };
+}
+
+type AccountSettings = Pick<Config, 'accessTokenTtl' | 'refreshTokenTtl' | 'refreshTokenRotation' | 'adminUserName' | 'adminPassword'
+  | 'defaultRoles' | 'scrypt' | 'hashConcurrency' | 'hashQueue' | 'rateLimitRegisterPerMin' | 'rateLimitLoginFailuresPerMin'>;
+
+/** Tokens, the bootstrap admin, password hashing and the rate limits. */
+function accountSettings(env: Env, workers: number): AccountSettings {
+  const defaultRoles = list(env, 'DEFAULT_ROLES');
+  for (const role of defaultRoles) {
+    if (!knownRoles.includes(role)) throw new ConfigError('DEFAULT_ROLES', `unknown role "${role}" (known: ${knownRoles.join(', ')})`);
+  }
+  const rotation = (present(env, 'REFRESH_TOKEN_ROTATION') ?? 'rotate').toLowerCase();
+  if (rotation !== 'rotate' && rotation !== 'reuse') throw new ConfigError('REFRESH_TOKEN_ROTATION', `must be rotate or reuse, got "${rotation}"`);
+  return {
     accessTokenTtl: duration(env, 'ACCESS_TOKEN_TTL', 15 * 60),
     refreshTokenTtl: duration(env, 'REFRESH_TOKEN_TTL', 30 * 86400),
     refreshTokenRotation: rotation,
     adminUserName: present(env, 'ADMIN_USERNAME'),
     adminPassword: env['ADMIN_PASSWORD'] || undefined,
     defaultRoles: Object.freeze(defaultRoles),
-    defaultTake: int(env, 'DEFAULT_TAKE', 100, 0, maxTake),
-    maxTake,
-    includeTotal: bool(env, 'INCLUDE_TOTAL', false),
-    queryTimeoutMs: int(env, 'QUERY_TIMEOUT_MS', 5000, 1),
-    // Without its own secret a cursor is signed with a key derived from the token secret.
-    cursorSecret: cursorSecret ?? jwtSecret ?? randomSecret(),
-    estimateExactUpTo: int(env, 'ESTIMATE_EXACT_UP_TO', 10_000, 0, 10_000_000),
     scrypt: Object.freeze({ logN: int(env, 'SCRYPT_LOG_N', 15, 1, 30), r: int(env, 'SCRYPT_R', 8, 1, 64), p: int(env, 'SCRYPT_P', 3, 1, 64) }),
-    // One core is left to the request path: scrypt at production cost on every core starves
-    // queries (4 hashes at once on 2 cores multiply a query's p99 by 100).
-    hashConcurrency: int(env, 'HASH_CONCURRENCY', Math.max(1, availableParallelism() - 1), 1, 256),
+    // One core is left to the request path, shared by the workers: scrypt at production
+    // cost on every core starves queries (4 hashes at once on 2 cores multiply a query's
+    // p99 by 100).
+    hashConcurrency: int(env, 'HASH_CONCURRENCY', Math.max(1, Math.floor((availableParallelism() - 1) / workers)), 1, 256),
     hashQueue: int(env, 'HASH_QUEUE', 256, 0, 100_000),
     rateLimitRegisterPerMin: int(env, 'RATE_LIMIT_REGISTER_PER_MIN', 10, 0),
     rateLimitLoginFailuresPerMin: int(env, 'RATE_LIMIT_LOGIN_FAILURES_PER_MIN', 10, 0),
-    trustProxy: trustProxy(env),
-    corsOrigins: Object.freeze(list(env, 'CORS_ORIGINS')),
-  } satisfies Config) as Config;
+  };
 }
 
 function randomSecret(): string {

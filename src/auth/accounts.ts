@@ -36,10 +36,12 @@ export interface AccountsOptions {
 export function createAccounts(deps: Deps, options: AccountsOptions = {}): Accounts {
   const { config, clock, db } = deps;
   const tokens = createAccessTokens(config, clock);
-  // MySQL deployments may run several nodes: their limits are counted in the database. The
-  // embedded SQLite file serves one node, which counts in memory (design.md §12).
+  // MySQL deployments may run several nodes, and several workers may share one machine: their
+  // limits are counted in the database. One process alone on the embedded SQLite file counts
+  // in memory (design.md §10, §12).
+  const shared = dialectOf(db) === 'mysql' || config.workers > 1;
   const limiter = (bucket: string, limit: number) =>
-    dialectOf(db) === 'mysql' ? createSharedRateLimiter(db, bucket, limit, clock) : createMemoryRateLimiter(limit, clock);
+    shared ? createSharedRateLimiter(db, bucket, limit, clock) : createMemoryRateLimiter(limit, clock);
   // scrypt runs in a child process at the lowest CPU priority, so that hashing yields the
   // CPU to queries (design.md §5).
   const lost = (reason: string) => deps.logger.error({ event: 'auth.hasher-lost' }, reason);

@@ -7,6 +7,7 @@ import type { AccessTokens } from './access-tokens.js';
 import type { PasswordHasher } from './password-hasher.js';
 import { createSession } from './session-store.js';
 import { retryTransient } from '../db/driver-errors.js';
+import { writeTransaction } from '../db/write-transaction.js';
 import { insertUser, refuseTaken, type NewUser } from './user-store.js';
 
 export interface CreateUserContext {
@@ -35,7 +36,7 @@ export async function createUser(
   const passwordHash = await ctx.hasher.hash(user.password);
   const now = ctx.clock();
   return retryTransient(() =>
-    ctx.db.transaction(async (trx): Promise<CreatedUser> => {
+    writeTransaction(ctx.db, async (trx): Promise<CreatedUser> => {
       const userId = await insertUser(trx, user, passwordHash, roles, now);
       if (!options.autoLogin) return { userId };
       if (!ctx.tokens) throw new Error('createUser: autoLogin needs the access-token service');

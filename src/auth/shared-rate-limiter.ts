@@ -1,9 +1,11 @@
-// Rate limits shared by every node of a MySQL deployment (design.md §12): the counts live in
-// rate_limit_hit, one atomic upsert per counted event, in fixed one-minute windows aligned on
-// the clock, so RATE_LIMIT_* holds for the whole deployment and across restarts. A database
+// Rate limits shared by every node of a MySQL deployment and every worker on one machine
+// (design.md §10, §12): the counts live in rate_limit_hit, one atomic upsert per counted
+// event, in fixed one-minute windows aligned on the clock, so RATE_LIMIT_* holds for the
+// whole deployment and across restarts. A database
 // that cannot be reached fails the request (503): Register fails closed rather than open.
 import type { Knex } from 'knex';
 import { translateDbError } from '../db/driver-errors.js';
+import { writeTransaction } from '../db/write-transaction.js';
 import { decision, rateWindowMs, unlimited, windowStartOf, type RateLimiter } from './rate-limiter.js';
 
 export function createSharedRateLimiter(db: Knex, bucket: string, limit: number, clock: () => Date, windowMs = rateWindowMs): RateLimiter {
@@ -27,8 +29,10 @@ export function createSharedRateLimiter(db: Knex, bucket: string, limit: number,
       const now = clock().getTime();
       const window = windowOf(now);
       // The upsert and the read share one connection, so the count read includes this event.
-      const hits = await db.transaction(async (trx) => {
-        await trx.raw('INSERT INTO rate_limit_hit (bucket, client_key, window_start, hits) VALUES (?, ?, ?, 1) ON DUPLICATE KEY UPDATE hits = hits + 1', [bucket, key, window]);
+      const hits = await writeTransaction(db, async (trx) => {
+        // ON DUPLICATE KEY UPDATE on MySQL, ON CONFLICT DO UPDATE on SQLite.
+        await trx('rate_limit_hit').insert({ bucket, client_key: key, window_start: window, hits: 1 })
+          .onConflict(['bucket', 'client_key', 'window_start']).merge({ hits: trx.raw('hits + 1') });
         return hitsIn(trx, key, window);
       });
       // Windows before the current one are never read again: one node a window clears them.

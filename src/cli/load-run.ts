@@ -9,7 +9,7 @@ import { dialectOf } from '../db/dialect.js';
 import type { LoadProblem } from './load-problem.js';
 import type { LoadProgress } from './load-progress.js';
 import { recordSource, type SourceRecord } from './load-records.js';
-import { columnsByName, csvRow, headerPlan, jsonRow, loadableTables, type LoadRow } from './load-rows.js';
+import { columnsByName, csvRow, headerPlan, jsonRow, loadableTables, type Column, type LoadRow } from './load-rows.js';
 import { mysqlWriter, type MysqlVia } from './load-writer-mysql.js';
 import { sqliteWriter } from './load-writer-sqlite.js';
 import { rowBytes, type BulkWriter } from './load-writer.js';
@@ -31,21 +31,57 @@ export type LoadOutcome =
   | { readonly ok: false; readonly reported: number; readonly capped?: { readonly line: number; readonly unreported: number } };
 
 export async function loadFile(db: Knex, options: LoadOptions): Promise<LoadOutcome> {
-  const { table, maxErrors } = options;
-  const columns = loadableTables[table]!;
-  const byName = columnsByName(columns);
+  const columns = loadableTables[options.table]!;
   const source = recordSource(options.file, options.format, { maxLineBytes: options.maxLineBytes });
-  const writer: BulkWriter = dialectOf(db) === 'mysql' ? await mysqlWriter(db, { table, columns }, options.via) : await sqliteWriter(db, { table, columns });
+  const writer: BulkWriter = dialectOf(db) === 'mysql'
+    ? await mysqlWriter(db, { table: options.table, columns }, options.via)
+    : await sqliteWriter(db, { table: options.table, columns });
+  const problems = problemCounter(options);
+  const toRow = rowReader(options.table, columns);
+  const batches = batchWriter(writer, problems, (rows) => options.progress.tick(rows, source.bytesRead()));
+  try {
+    for await (const record of source.records) {
+      const found: LoadProblem[] = [];
+      const row = toRow.read(record, found);
+      if (row && found.length === 0 && problems.reported() === 0) await batches.add(row);
+      problems.report(found);
+      if (problems.capped() || record.kind === 'stop' || (record.kind === 'fields' && !toRow.hasHeader() && found.length > 0)) break;
+    }
+    const rows = await batches.finish();
+    if (problems.reported() === 0 && !problems.capped()) {
+      const refused = await writer.commit(batches.lastLine());
+      if (!refused) return { ok: true, rows, deferredIndexes: writer.deferredIndexes };
+      problems.report([refused]);
+    }
+    const capped = problems.capped();
+    return { ok: false, reported: problems.reported(), ...(capped ? { capped } : {}) };
+  } finally {
+    source.close();
+    await batches.abandon();
+    await writer.rollback();
+  }
+}
+
+/** Prints problems up to maxErrors, then only counts them and remembers where the cap was hit. */
+function problemCounter(options: Pick<LoadOptions, 'maxErrors' | 'report'>) {
   let reported = 0;
   let capped: { line: number; unreported: number } | undefined;
-  const report = (problems: readonly LoadProblem[]) => {
-    for (const p of problems) {
-      if (reported < maxErrors) { options.report(p); reported++; } else if (capped) capped.unreported++; else capped = { line: p.line, unreported: 1 };
-    }
+  return {
+    reported: () => reported,
+    capped: () => capped,
+    report(problems: readonly LoadProblem[]) {
+      for (const p of problems) {
+        if (reported < options.maxErrors) { options.report(p); reported++; } else if (capped) capped.unreported++; else capped = { line: p.line, unreported: 1 };
+      }
+    },
   };
+}
 
-  let fieldOf: number[] | undefined;
-  let headerWidth = 0;
+/**
+ * Gathers rows into the writer's batches. While the database writes one batch the next is
+ * read and checked; a batch is written only while no problem has been reported.
+ */
+function batchWriter(writer: BulkWriter, problems: ReturnType<typeof problemCounter>, tick: (rows: number) => void) {
   let batch: LoadRow[] = [];
   let bytes = 0;
   let rows = 0;
@@ -54,70 +90,68 @@ export async function loadFile(db: Knex, options: LoadOptions): Promise<LoadOutc
   const settle = async () => {
     const refused = await writing;
     writing = undefined;
-    if (refused) report([refused]);
+    if (refused) problems.report([refused]);
   };
   const flush = async () => {
     await settle();
-    if (reported === 0 && batch.length > 0) writing = writer.write(batch);
+    if (problems.reported() === 0 && batch.length > 0) writing = writer.write(batch);
     rows += batch.length;
     batch = [];
     bytes = 0;
-    options.progress.tick(rows, source.bytesRead());
+    tick(rows);
   };
+  return {
+    lastLine: () => lastLine,
+    async add(row: LoadRow) {
+      batch.push(row);
+      lastLine = row.line;
+      bytes += rowBytes(row.values);
+      if (batch.length >= writer.batchRows || bytes >= writer.batchBytes) await flush();
+    },
+    /** Writes the last batch and waits for it; resolves the rows read. */
+    async finish() {
+      await flush();
+      await settle();
+      return rows;
+    },
+    abandon: async () => void (await writing?.catch(() => undefined)),
+  };
+}
 
-  try {
-    for await (const record of source.records) {
-      const problems: LoadProblem[] = [];
-      const row = toRow(record, problems);
-      if (row && problems.length === 0 && reported === 0) {
-        batch.push(row);
-        lastLine = row.line;
-        bytes += rowBytes(row.values);
-        if (batch.length >= writer.batchRows || bytes >= writer.batchBytes) await flush();
+/** Turns each record into a row of the table, or into problems; a CSV file's first record is its header. */
+function rowReader(table: string, columns: readonly Column[]) {
+  const byName = columnsByName(columns);
+  let fieldOf: number[] | undefined;
+  let headerWidth = 0;
+  return {
+    hasHeader: () => fieldOf !== undefined,
+    read(record: SourceRecord, problems: LoadProblem[]): LoadRow | undefined {
+      switch (record.kind) {
+        case 'stop':
+        case 'invalid':
+          problems.push(record.problem);
+          return undefined;
+        case 'object':
+          if (record.value === null || typeof record.value !== 'object' || Array.isArray(record.value)) {
+            problems.push({ line: record.line, message: 'not a JSON object' });
+            return undefined;
+          }
+          return jsonRow(table, columns, byName, record.value as Record<string, unknown>, record.line, problems);
+        case 'fields': {
+          if (fieldOf === undefined) {
+            const plan = headerPlan(table, columns, record.fields);
+            headerWidth = record.fields.length;
+            if (plan.ok) fieldOf = plan.fieldOf;
+            else problems.push(...plan.problems.map((message) => ({ line: record.line, message: `header: ${message}` })));
+            return undefined;
+          }
+          if (record.fields.length !== headerWidth) {
+            problems.push({ line: record.line, message: `${record.fields.length} fields, the header has ${headerWidth}${record.unterminated ? '; the file ends here without a line break (truncated?)' : ''}` });
+            return undefined;
+          }
+          return csvRow(columns, fieldOf, record.fields, record.line, problems);
+        }
       }
-      report(problems);
-      if (capped || record.kind === 'stop' || (record.kind === 'fields' && fieldOf === undefined && problems.length > 0)) break;
-    }
-    await flush();
-    await settle();
-    if (reported === 0 && !capped) {
-      const refused = await writer.commit(lastLine);
-      if (!refused) return { ok: true, rows, deferredIndexes: writer.deferredIndexes };
-      report([refused]);
-    }
-    return { ok: false, reported, ...(capped ? { capped } : {}) };
-  } finally {
-    source.close();
-    await writing?.catch(() => undefined);
-    await writer.rollback();
-  }
-
-  function toRow(record: SourceRecord, problems: LoadProblem[]): LoadRow | undefined {
-    switch (record.kind) {
-      case 'stop':
-      case 'invalid':
-        problems.push(record.problem);
-        return undefined;
-      case 'object':
-        if (record.value === null || typeof record.value !== 'object' || Array.isArray(record.value)) {
-          problems.push({ line: record.line, message: 'not a JSON object' });
-          return undefined;
-        }
-        return jsonRow(table, columns, byName, record.value as Record<string, unknown>, record.line, problems);
-      case 'fields': {
-        if (fieldOf === undefined) {
-          const plan = headerPlan(table, columns, record.fields);
-          headerWidth = record.fields.length;
-          if (plan.ok) fieldOf = plan.fieldOf;
-          else problems.push(...plan.problems.map((message) => ({ line: record.line, message: `header: ${message}` })));
-          return undefined;
-        }
-        if (record.fields.length !== headerWidth) {
-          problems.push({ line: record.line, message: `${record.fields.length} fields, the header has ${headerWidth}${record.unterminated ? '; the file ends here without a line break (truncated?)' : ''}` });
-          return undefined;
-        }
-        return csvRow(columns, fieldOf, record.fields, record.line, problems);
-      }
-    }
-  }
+    },
+  };
 }

@@ -5,6 +5,7 @@ import type { AccountsContext } from '../auth/accounts-context.js';
 import { invalidCredentials, tooManyRequests } from '../auth/auth-errors.js';
 import { rateLimitFields } from '../auth/rate-limit-fields.js';
 import { createSession } from '../auth/session-store.js';
+import { writeTransaction } from '../db/write-transaction.js';
 import { signOut } from './account-session.js';
 import { findUser, rolesOf } from '../auth/user-store.js';
 import { ApiError, type FieldError } from '../errors/api-error.js';
@@ -41,7 +42,7 @@ export function signInHandler(ctx: AccountsContext): HandlerMap['Authenticate'] 
     }
 
     const roles = await rolesOf(db, user.id);
-    const { sessionId, refreshToken } = await db.transaction((trx) => createSession(trx, user.id, clock(), config.refreshTokenTtl));
+    const { sessionId, refreshToken } = await writeTransaction(db, (trx) => createSession(trx, user.id, clock(), config.refreshTokenTtl));
     const bearerToken = ctx.tokens.issue({ userId: user.id, sessionId, userName: user.userName, roles });
     logger.info({ event: 'auth.signed-in', userId: user.id, sessionId }, 'signed in');
     return {

@@ -1,6 +1,7 @@
 // Prometheus metrics (GET /metrics, text format): requests and latency per operation and
 // status, the read connections, and the process defaults. Labels come from the contract's
 // operationIds, never from the path, so a scan of random URLs cannot explode the series.
+// Under several workers the answer is the whole process group's (design.md §10).
 import express, { type Router } from 'express';
 import type { Knex } from 'knex';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
@@ -11,14 +12,29 @@ import type { PoolFigures } from '../db/read-executor.js';
 import type { ReplicaHealth } from '../db/replicas.js';
 import { readPoolFigures } from '../db/select.js';
 
-/** What the modules report beyond requests and the pool (design.md §12). */
-export interface MetricsSources {
-  replicas(): readonly ReplicaHealth[];
-  primaryReads(): number;
+/** The schedules' figures (design.md §8, §9, §12), reported by the process that runs them. */
+export interface ScheduleSources {
   purged(): Purged;
   maintenanceTurns(): Readonly<Record<MaintenanceTrigger, number>>;
   /** Scheduled backups of the SQLite file (design.md §9); undefined when none are scheduled. */
-  backups?(): BackupStats | undefined;
+  backups(): BackupStats | undefined;
+}
+
+/**
+ * A process group of several workers (design.md §10): each worker's registry joins the
+ * group's, and /metrics, whichever worker answers, is the whole group's.
+ */
+export interface GroupMetrics {
+  join(registry: Registry): void;
+  /** The text exposition of every process of the group. */
+  metrics(): Promise<string>;
+}
+
+/** What the modules report beyond requests and the pool (design.md §12). */
+export interface MetricsSources extends Partial<ScheduleSources> {
+  replicas(): readonly ReplicaHealth[];
+  primaryReads(): number;
+  readonly group?: GroupMetrics;
 }
 
 export interface Metrics {
@@ -66,6 +82,7 @@ export function createMetrics(db: Knex, sources?: MetricsSources): Metrics {
   poolGauge('db_pool_connections_max', 'Largest number of read connections', (p) => p.max);
   poolGauge('db_pool_pending_acquires', 'Queries waiting for a read connection', (p) => p.waiting);
   if (sources) deploymentMetrics(registry, sources);
+  sources?.group?.join(registry);
 
   // The series are few (operations x methods x statuses, all from closed sets): each one's
   // children are kept, found through one map per label (no key string built per request).
@@ -96,7 +113,7 @@ export function createMetrics(db: Knex, sources?: MetricsSources): Metrics {
       const router = express.Router({ caseSensitive: true, strict: true });
       router.get('/metrics', async (_req, res, next) => {
         try {
-          const text = await registry.metrics();
+          const text = await (sources?.group ? sources.group.metrics() : registry.metrics());
           res.type(registry.contentType).send(text);
         } catch (err) {
           next(err);
@@ -131,7 +148,13 @@ function deploymentMetrics(registry: Registry, sources: MetricsSources): void {
       for (const r of sources.replicas()) if (r.lagMs !== undefined) this.set({ replica: r.name }, r.lagMs / 1000);
     },
   });
-  if (sources.backups) backupMetrics(registry, sources.backups);
+  const { purged, maintenanceTurns, backups } = sources;
+  if (purged && maintenanceTurns && backups) scheduleMetrics(registry, { purged, maintenanceTurns, backups });
+}
+
+/** The schedules' counters, read at scrape time, in the registry of the process that runs them. */
+export function scheduleMetrics(registry: Registry, sources: ScheduleSources): void {
+  backupMetrics(registry, sources.backups);
   new Counter({
     name: 'auth_purged_rows_total', help: 'Refresh tokens and sessions purged by this node', labelNames: ['table'], registers: [registry],
     collect() {

@@ -11,6 +11,7 @@ import { createApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { Dialect } from '../../src/db/dialect.js';
 import { createModules, type Modules } from '../../src/handlers/index.js';
+import { startSchedules } from '../../src/lifecycle.js';
 import { loadContract, type Contract } from '../../src/http/contract.js';
 import { createResponseValidator, type ResponseValidator } from '../../src/contract-check/response-validator.js';
 import { createTestDb, type Knex } from './db.js';
@@ -70,7 +71,8 @@ export async function startServer(options: { dialect: Dialect; env?: Record<stri
   const deps = { config, db: testDb.db, clock: options.clock ?? (() => new Date()), logger };
   const modules = createModules(deps);
   await modules.start();
-  const app = await createApp(deps, options.contract ?? (contract ??= await loadContract()), modules, { middleware: options.middleware });
+  const schedules = startSchedules(deps);
+  const app = await createApp(deps, options.contract ?? (contract ??= await loadContract()), { ...modules, metrics: { ...modules.metrics, ...schedules.figures } }, { middleware: options.middleware });
   const server: Server = await new Promise((resolve) => { const s = createServer(app).listen(0, '127.0.0.1', () => resolve(s)); });
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
@@ -113,6 +115,7 @@ export async function startServer(options: { dialect: Dialect; env?: Record<stri
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await schedules.stop();
       await modules.close();
       await testDb.drop();
     },

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { expect } from 'chai';
 import { loadConfig, ConfigError } from '../../src/config.js';
 
@@ -19,6 +20,8 @@ describe('config', () => {
     expect(c.estimateExactUpTo).to.equal(10_000);
     expect(c.maintenanceIntervalS).to.equal(21600);
     expect(c.backup).to.deep.equal({ dir: 'data/backups', intervalS: 0, keep: 7 });
+    expect(c.workers).to.equal(1);
+    expect(c.hashConcurrency).to.equal(Math.max(1, availableParallelism() - 1));
     expect(Object.isFrozen(c)).to.equal(true);
   });
 
@@ -57,6 +60,9 @@ describe('config', () => {
     ['RS256 in production without a cursor secret', { NODE_ENV: 'production', JWT_ALGORITHM: 'RS256', JWT_PRIVATE_KEY_FILE: 'k', JWT_PUBLIC_KEY_FILE: 'p' }, /^CURSOR_SECRET: is required when JWT_ALGORITHM=RS256/],
     ['a negative estimate limit', { ESTIMATE_EXACT_UP_TO: '-1' }, /^ESTIMATE_EXACT_UP_TO: must be between 0/],
     ['unknown refresh token rotation', { REFRESH_TOKEN_ROTATION: 'sometimes' }, /^REFRESH_TOKEN_ROTATION: must be rotate or reuse/],
+    ['no workers', { WORKERS: '0' }, /^WORKERS: must be between 1 and 256, got 0/],
+    ['workers that are no number', { WORKERS: 'all' }, /^WORKERS: must be a number of workers or auto, got "all"/],
+    ['workers on an in-memory database', { WORKERS: '2', SQLITE_FILE: ':memory:' }, /^WORKERS: needs a SQLite file every worker can open/],
     ['a proxy that is no address', { TRUST_PROXY: '10.0.0.0/8, gateway' }, /^TRUST_PROXY: must be true, false, a hop count or addresses\/subnets/],
   ];
   for (const [name, env, message] of bad) {
@@ -75,6 +81,15 @@ describe('config', () => {
   it('puts backups beside the SQLite file unless BACKUP_DIR says where', () => {
     expect(loadConfig({ SQLITE_FILE: '/srv/impianti/db.sqlite', BACKUP_INTERVAL_S: '3600', BACKUP_KEEP: '3' }).backup).to.deep.equal({ dir: '/srv/impianti/backups', intervalS: 3600, keep: 3 });
     expect(loadConfig({ BACKUP_DIR: '/mnt/backups' }).backup.dir).to.equal('/mnt/backups');
+  });
+
+  it('starts one worker per core with WORKERS=auto, and shares the hashing cores among the workers', () => {
+    expect(loadConfig({ WORKERS: 'auto' }).workers).to.equal(availableParallelism());
+    expect(loadConfig({ WORKERS: ' AUTO ' }).workers).to.equal(availableParallelism());
+    const four = loadConfig({ WORKERS: '4', DATABASE_URL: 'mysql://a@p/app' });
+    expect(four.workers).to.equal(4);
+    expect(four.hashConcurrency).to.equal(Math.max(1, Math.floor((availableParallelism() - 1) / 4)));
+    expect(loadConfig({ WORKERS: '4', HASH_CONCURRENCY: '3' }).hashConcurrency).to.equal(3);
   });
 
   it('reads durations with units', () => {

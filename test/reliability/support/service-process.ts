@@ -36,9 +36,10 @@ export interface ServiceProcess {
 
 /**
  * `port`: a fixed one, as a balancer's list of nodes has, so a restarted node comes back
- * where it was; `append`: keep the log of its earlier run.
+ * where it was; `append`: keep the log of its earlier run; `readyMs`: how long it may take
+ * to answer /health (30 s).
  */
-export async function startService(env: Record<string, string>, logFile: string, options: { port?: number; append?: boolean } = {}): Promise<ServiceProcess> {
+export async function startService(env: Record<string, string>, logFile: string, options: { port?: number; append?: boolean; readyMs?: number } = {}): Promise<ServiceProcess> {
   const port = options.port ?? (await freePort());
   fs.mkdirSync(path.dirname(logFile), { recursive: true });
   const log = fs.openSync(logFile, options.append ? 'a' : 'w');
@@ -51,13 +52,14 @@ export async function startService(env: Record<string, string>, logFile: string,
   let alive = true;
   const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => { alive = false; running.delete(child); resolve(code); }));
   const url = `http://127.0.0.1:${port}`;
-  const until = Date.now() + 30_000;
+  const readyMs = options.readyMs ?? 30_000;
+  const until = Date.now() + readyMs;
   for (;;) {
     if (!alive) throw new Error(`the service exited during start-up:\n${fs.readFileSync(logFile, 'utf8')}`);
     try {
       if ((await fetch(`${url}/health`)).ok) break;
     } catch { /* not listening yet */ }
-    if (Date.now() > until) throw new Error('the service did not answer /health within 30 s');
+    if (Date.now() > until) throw new Error(`the service did not answer /health within ${readyMs / 1000} s`);
     await new Promise((r) => setTimeout(r, 50));
   }
   const pid = child.pid!;
