@@ -7,7 +7,6 @@
 //   under the column's collation, so that the collation's equality finds it folded.
 import type { Knex } from 'knex';
 import { queryDtos } from '../../generated/query-catalog.js';
-import type { QueryDtoSpec } from '../query/catalog-types.js';
 import { foldFunction } from './fold.js';
 
 export interface SubstringIndex {
@@ -24,9 +23,16 @@ export const trigramLength = 3;
 
 export const substringIndexName = (table: string, column: string): string => `sx_${table}_${column}`;
 
+/** What this module reads of a catalog entry (the query floor's QueryDtoSpec, seen from below). */
+interface CatalogTable {
+  readonly table: string;
+  readonly primaryKey: string;
+  readonly fields: ReadonlyArray<{ readonly name: string; readonly column: string; readonly substringIndex?: boolean }>;
+}
+
 /** Every field the catalog marks `substringIndex`, in spec order. */
 export function substringIndexes(): SubstringIndex[] {
-  return Object.values<QueryDtoSpec>(queryDtos).flatMap((dto) => {
+  return Object.values<CatalogTable>(queryDtos).flatMap((dto) => {
     const key = dto.fields.find((f) => f.name === dto.primaryKey)!.column;
     return dto.fields
       .filter((f) => f.substringIndex === true)
