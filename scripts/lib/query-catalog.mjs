@@ -3,6 +3,10 @@
 // allows for the field's family, in field order then table order.
 import { camelCase } from './naming.mjs';
 
+/** Whether `field` gets a substring index: as the DTO table says, else when an operator marked `substring` takes its family. */
+const substringIndexOf = (field, operators) =>
+  field.substringIndex ?? operators.some((op) => op.substring === true && op.families.includes(field.family));
+
 function buildDto(dto, operators) {
   const fields = dto.fields.map((f) => ({
     name: f.name,
@@ -11,6 +15,7 @@ function buildDto(dto, operators) {
     family: f.family,
     nullable: f.nullable,
     ...(f.length !== undefined ? { length: f.length } : {}),
+    ...(f.family === 'string' ? { substringIndex: substringIndexOf(f, operators) } : {}),
   }));
   const filters = fields.flatMap((field) =>
     operators
@@ -44,6 +49,7 @@ export function buildCatalog(inputs) {
     arity: op.arity,
     families: [...op.families],
     text: op.text,
+    ...(op.substring === true ? { substring: true } : {}),
   }));
   return {
     operators,
