@@ -97,7 +97,7 @@ describe('generator: filter properties from the operator table', () => {
     });
   }
 
-  it('words the field error of each bound as the planner did (x-error-messages)', () => {
+  it('words the field error of each bound (x-error-messages)', () => {
     const { properties } = buildRequest([{ name: 'Descrizione', column: 'descrizione', family: 'string', nullable: true, length: 255 }]);
     const messages = (schema: unknown) => (schema as Json | undefined)?.['x-error-messages'];
     expect(messages(properties['descrizione'])).to.deep.equal({ maxLength: "'Descrizione' must be at most {maxLength} characters" });
