@@ -40,6 +40,43 @@ export async function mysqlWriter(db: Knex, { table, columns }: Target, via: Mys
     if (open) { open = false; await db.client.releaseConnection(conn); }
   };
 
+  const { writeInsert, writeInfile } = batchWriters({ query, conn, insertHead, loadSql, idAt, committed });
+
+  return {
+    // A statement of 1 MiB loads as fast as larger ones (the server's index upkeep sets the
+    // pace) and keeps two batches, the one written and the one read, small in memory.
+    batchRows: 10_000,
+    batchBytes: Math.min(Number(packet) / 2, 1024 * 1024),
+    deferredIndexes: 0,
+    write: via === 'infile' ? writeInfile : writeInsert,
+    async commit(lastLine: number) {
+      try {
+        await query('COMMIT');
+        await release();
+        return undefined;
+      } catch (err) {
+        return refusal(err, lastLine, undefined, committed);
+      }
+    },
+    async rollback() {
+      if (!open) return;
+      await query('ROLLBACK').catch(() => undefined);
+      await release();
+    },
+  };
+}
+
+interface Batch {
+  readonly query: <T = QueryResult>(sql: Parameters<MysqlConnection['query']>[0]) => Promise<T>;
+  readonly conn: MysqlConnection;
+  readonly insertHead: string;
+  readonly loadSql: string;
+  readonly idAt: number;
+  readonly committed: (id: number) => Promise<boolean>;
+}
+
+/** A batch written by either form; a refused batch written again row by row to name its line. */
+function batchWriters({ query, conn, insertHead, loadSql, idAt, committed }: Batch) {
   /** The first row of `rows` the server refuses on its own, as the problem on its line. */
   const locate = async (rows: readonly LoadRow[], err: unknown): Promise<LoadProblem> => {
     for (const row of rows) {
@@ -73,29 +110,7 @@ export async function mysqlWriter(db: Knex, { table, columns }: Target, via: Mys
       return refusal(err, rows[0]?.line ?? 0, undefined, committed);
     }
   };
-
-  return {
-    // A statement of 1 MiB loads as fast as larger ones (the server's index upkeep sets the
-    // pace) and keeps two batches, the one written and the one read, small in memory.
-    batchRows: 10_000,
-    batchBytes: Math.min(Number(packet) / 2, 1024 * 1024),
-    deferredIndexes: 0,
-    write: via === 'infile' ? writeInfile : writeInsert,
-    async commit(lastLine: number) {
-      try {
-        await query('COMMIT');
-        await release();
-        return undefined;
-      } catch (err) {
-        return refusal(err, lastLine, undefined, committed);
-      }
-    },
-    async rollback() {
-      if (!open) return;
-      await query('ROLLBACK').catch(() => undefined);
-      await release();
-    },
-  };
+  return { writeInsert, writeInfile };
 }
 
 /** LOAD DATA's default text form: tab between fields, \N for NULL, backslash escapes. */

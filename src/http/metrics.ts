@@ -56,6 +56,30 @@ const buckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5
 export function createMetrics(db: Knex, sources?: MetricsSources): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  const record = requestMetrics(registry);
+  poolMetrics(registry, db);
+  if (sources) deploymentMetrics(registry, sources);
+  sources?.group?.join(registry);
+  return {
+    registry,
+    record,
+    routes() {
+      const router = express.Router({ caseSensitive: true, strict: true });
+      router.get('/metrics', async (_req, res, next) => {
+        try {
+          const text = await (sources?.group ? sources.group.metrics() : registry.metrics());
+          res.type(registry.contentType).send(text);
+        } catch (err) {
+          next(err);
+        }
+      });
+      return router;
+    },
+  };
+}
+
+/** The requests answered and their durations, by operation, method and status. */
+function requestMetrics(registry: Registry): Metrics['record'] {
   const labelNames = ['operation', 'method', 'status'] as const;
   // Counted per series (below) and handed to prom-client when it is read: its inc() hashes
   // the label set on every call.
@@ -73,17 +97,6 @@ export function createMetrics(db: Knex, sources?: MetricsSources): Metrics {
     },
   });
   const duration = new Histogram({ name: 'http_request_duration_seconds', help: 'Time to answer an HTTP request', labelNames, buckets, registers: [registry] });
-  // The read path's own connections (design.md §8), which carry the queries and files reads;
-  // Knex's pool, which carries the writes, has no public figures.
-  const poolGauge = (name: string, help: string, read: (p: PoolFigures) => number) =>
-    new Gauge({ name, help, registers: [registry], collect() { const p = readPoolFigures(db); this.set(p ? read(p) : 0); } });
-  poolGauge('db_pool_connections_used', 'Read connections lent to a query', (p) => p.used);
-  poolGauge('db_pool_connections_free', 'Idle read connections', (p) => p.free);
-  poolGauge('db_pool_connections_max', 'Largest number of read connections', (p) => p.max);
-  poolGauge('db_pool_pending_acquires', 'Queries waiting for a read connection', (p) => p.waiting);
-  if (sources) deploymentMetrics(registry, sources);
-  sources?.group?.join(registry);
-
   // The series are few (operations x methods x statuses, all from closed sets): each one's
   // children are kept, found through one map per label (no key string built per request).
   const series = new Map<string, Map<string, Map<number, Series>>>();
@@ -101,27 +114,24 @@ export function createMetrics(db: Knex, sources?: MetricsSources): Metrics {
     }
     return s;
   };
-
-  return {
-    registry,
-    record(operation, method, status, seconds) {
-      const s = seriesOf(operation, method, status);
-      s.uncounted++;
-      s.duration.observe(seconds);
-    },
-    routes() {
-      const router = express.Router({ caseSensitive: true, strict: true });
-      router.get('/metrics', async (_req, res, next) => {
-        try {
-          const text = await (sources?.group ? sources.group.metrics() : registry.metrics());
-          res.type(registry.contentType).send(text);
-        } catch (err) {
-          next(err);
-        }
-      });
-      return router;
-    },
+  return (operation, method, status, seconds) => {
+    const s = seriesOf(operation, method, status);
+    s.uncounted++;
+    s.duration.observe(seconds);
   };
+}
+
+/**
+ * The read path's own connections (design.md §8), which carry the queries and files reads;
+ * Knex's pool, which carries the writes, has no public figures.
+ */
+function poolMetrics(registry: Registry, db: Knex): void {
+  const poolGauge = (name: string, help: string, read: (p: PoolFigures) => number) =>
+    new Gauge({ name, help, registers: [registry], collect() { const p = readPoolFigures(db); this.set(p ? read(p) : 0); } });
+  poolGauge('db_pool_connections_used', 'Read connections lent to a query', (p) => p.used);
+  poolGauge('db_pool_connections_free', 'Idle read connections', (p) => p.free);
+  poolGauge('db_pool_connections_max', 'Largest number of read connections', (p) => p.max);
+  poolGauge('db_pool_pending_acquires', 'Queries waiting for a read connection', (p) => p.waiting);
 }
 
 /** Counters kept by the modules as plain numbers, read at scrape time. */
