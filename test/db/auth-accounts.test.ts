@@ -10,9 +10,15 @@ import { loadConfig } from '../../src/config.js';
 import type { Dialect } from '../../src/db/dialect.js';
 import { ApiError } from '../../src/errors/api-error.js';
 import type { Principal } from '../../src/auth/roles.js';
+import { contractBackend } from '../../src/http/contract-backend.js';
+import { loadContract } from '../../src/http/contract.js';
 import type { OperationRequest } from '../../src/http/operation.js';
+import { requestValidators } from '../../src/http/validate-request.js';
 import { createTestDb, type TestDb } from '../support/db.js';
 import { forEachDialect } from '../support/dialects.js';
+
+const contract = loadContract();
+const registerErrors = requestValidators(await contractBackend(contract), contract).get('Register')!;
 
 const baseEnv = { JWT_SECRET: 'db-test-secret-at-least-32-bytes-long', SCRYPT_LOG_N: '4', RATE_LIMIT_REGISTER_PER_MIN: '0', RATE_LIMIT_LOGIN_FAILURES_PER_MIN: '0' };
 
@@ -212,7 +218,9 @@ forEachDialect('auth accounts module', (dialect: Dialect) => {
   it('rate-limits Register per IP with Retry-After', async () => {
     accounts = build({ RATE_LIMIT_REGISTER_PER_MIN: '2' });
     await accountHandlers(accounts.context).Register(req({ userName: 'one', password: 'correct-horse' }));
-    await failure(accountHandlers(accounts.context).Register(req({ userName: 'x' })));
+    // An invalid request, with the contract's field errors the edge hands the handler.
+    const invalid = { userName: 'x' };
+    await failure(accountHandlers(accounts.context).Register({ ...req(invalid), fieldErrors: registerErrors(invalid) }));
     const limited = await failure(accountHandlers(accounts.context).Register(req({ userName: 'three', password: 'correct-horse' })));
     expect([limited.status, limited.headers['Retry-After']]).to.deep.equal([429, '60']);
   });
