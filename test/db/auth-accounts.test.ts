@@ -10,15 +10,14 @@ import { loadConfig } from '../../src/config.js';
 import type { Dialect } from '../../src/db/dialect.js';
 import { ApiError } from '../../src/errors/api-error.js';
 import type { Principal } from '../../src/auth/roles.js';
-import { contractBackend } from '../../src/http/contract-backend.js';
 import { loadContract } from '../../src/http/contract.js';
 import type { OperationRequest } from '../../src/http/operation.js';
 import { requestValidators } from '../../src/http/validate-request.js';
 import { createTestDb, type TestDb } from '../support/db.js';
 import { forEachDialect } from '../support/dialects.js';
 
-const contract = loadContract();
-const registerErrors = requestValidators(await contractBackend(contract), contract).get('Register')!;
+const contract = await loadContract();
+const registerErrors = requestValidators(contract.api, contract).get('Register')!;
 
 const baseEnv = { JWT_SECRET: 'db-test-secret-at-least-32-bytes-long', SCRYPT_LOG_N: '4', RATE_LIMIT_REGISTER_PER_MIN: '0', RATE_LIMIT_LOGIN_FAILURES_PER_MIN: '0' };
 

@@ -39,8 +39,8 @@ forEachDialect('a query on one connection', (dialect) => {
     expect(used(db)).to.equal(0);
   });
 
-  it('runs every statement of one request on the connection the server reports as one, while others read beside it', async function () {
-    if (dialect !== 'mysql') this.skip();
+  // Declared only where the engine has it: a skipped test would pass unseen.
+  if (dialect === 'mysql') it('runs every statement of one request on the connection the server reports as one, while others read beside it', async () => {
     const connectionIds = (n: number) =>
       selectTogether(db, 5000, async (select) => {
         const ids: number[] = [];
@@ -54,8 +54,8 @@ forEachDialect('a query on one connection', (dialect) => {
     expect(used(db)).to.equal(0);
   });
 
-  it('reads every statement of one request in one snapshot: a write committed between two of them is seen by neither', async function () {
-    if (dialect !== 'sqlite') this.skip();
+  // Declared only where the engine has it: a skipped test would pass unseen.
+  if (dialect === 'sqlite') it('reads every statement of one request in one snapshot: a write committed between two of them is seen by neither', async () => {
     const [before, after] = await selectTogether(db, 5000, async (select) => {
       const first = await count(select);
       await t.db('soggetto_recapito').insert({ id: 31, soggetto_id: 1, tipo_recapito_id: 1, recapito: 'r31', codice_esterno: null });
@@ -67,8 +67,8 @@ forEachDialect('a query on one connection', (dialect) => {
     await t.db('soggetto_recapito').where({ id: 31 }).del();
   });
 
-  it('keeps the connection until a statement queued behind a failed one has settled', async function () {
-    if (dialect !== 'mysql') this.skip();
+  // Declared only where the engine has it: a skipped test would pass unseen.
+  if (dialect === 'mysql') it('keeps the connection until a statement queued behind a failed one has settled', async () => {
     let settled = false;
     const err = await selectTogether(db, 5000, (select) => {
       const fails = select('select no_such_column from soggetto_recapito', []);
@@ -85,8 +85,8 @@ forEachDialect('a query on one connection', (dialect) => {
     expect(Number(firstCell(await selectTable(db, 'select COUNT(*) AS n from soggetto_recapito', []), 'n'))).to.equal(30);
   });
 
-  it("times each statement from when it is sent, not from when it was asked behind the others", async function () {
-    if (dialect !== 'mysql') this.skip();
+  // Declared only where the engine has it: a skipped test would pass unseen.
+  if (dialect === 'mysql') it("times each statement from when it is sent, not from when it was asked behind the others", async function () {
     this.timeout(10000);
     // A limit of 1 s gives each statement 2 s (the grace second): three sleeps of 0.8 s take
     // 2.4 s together, and each is within its own limit.
