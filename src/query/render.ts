@@ -5,12 +5,12 @@
 import type { Knex } from 'knex';
 import { dialectOf } from '../db/dialect.js';
 import type { FieldSpec } from './catalog-types.js';
-import type { Condition, OrderTerm, QueryPlan } from './plan-types.js';
+import type { OrderTerm, QueryPlan } from './plan-types.js';
 import type { EngineContext } from './engine-context.js';
 import { aggregateRenderers } from './render-aggregates.js';
 import { engineEstimates } from './render-estimate.js';
 import { keysetGroups } from './render-keyset.js';
-import type { Fragment, ServedBy } from './render-conditions.js';
+import type { Fragment } from './render-conditions.js';
 import type { RenderedQuery, SampleParts, SelectParts } from './select-parts.js';
 import { sqlDialects, type SqlDialect } from './sql-dialect.js';
 import { servedBy } from './substring-served.js';
@@ -62,12 +62,11 @@ function pageShapeOf(plan: QueryPlan, dialect: SqlDialect): PageShape {
   return shape;
 }
 
-const conditionOf = (c: Condition, dialect: SqlDialect, index: ServedBy | undefined): Fragment =>
-  dialect.conditions[c.operator](dialect.compared(c.field), c.field.column, c.values.map((v) => dialect.bind(c.field, v)), index);
-
 export function render(db: Knex, plan: QueryPlan, ctx: Pick<EngineContext, 'deferredJoinFrom' | 'estimateExactUpTo'>): RenderedQuery {
   const dialect = sqlDialects[dialectOf(db)];
-  const where = plan.conditions.map((c) => conditionOf(c, dialect, servedBy(plan.dto, c.field)));
+  const where = plan.conditions.map((c) =>
+    dialect.conditions[c.operator](dialect.compared(c.field), c.field.column, c.values.map((v) => dialect.bind(c.field, v)), servedBy(plan.dto, c.field)),
+  );
   const select = (parts: Partial<SelectParts>): SelectParts => ({
     form: 'plain',
     table: plan.dto.table,
@@ -107,8 +106,7 @@ export function render(db: Knex, plan: QueryPlan, ctx: Pick<EngineContext, 'defe
     ? {
         capped: select({ form: 'countUpTo', limit: ctx.estimateExactUpTo + 1 }),
         engine: engineEstimates[dialect.name](plan, select({ columns: [key.column] })),
-        // The sample reads 256 rows by key: a substring index there would read every row it finds.
-        sample: key.family === 'integer' ? sampleParts(key, plan.conditions.map((c) => conditionOf(c, dialect, undefined)), dialect, select) : undefined,
+        sample: key.family === 'integer' ? sampleParts(key, where, dialect, select) : undefined,
       }
     : undefined;
   return { dialect, page, cursorColumns: shape.cursorColumns, summary, aggregates, estimate };
