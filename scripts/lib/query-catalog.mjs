@@ -3,10 +3,6 @@
 // allows for the field's family, in field order then table order.
 import { camelCase } from './naming.mjs';
 
-/** Whether `field` gets a substring index: as the DTO table says, else when an operator marked `substring` takes its family. */
-const substringIndexOf = (field, operators) =>
-  field.substringIndex ?? operators.some((op) => op.substring === true && op.families.includes(field.family));
-
 function buildDto(dto, operators) {
   const fields = dto.fields.map((f) => ({
     name: f.name,
@@ -15,7 +11,6 @@ function buildDto(dto, operators) {
     family: f.family,
     nullable: f.nullable,
     ...(f.length !== undefined ? { length: f.length } : {}),
-    ...(f.family === 'string' ? { substringIndex: substringIndexOf(f, operators) } : {}),
   }));
   const filters = fields.flatMap((field) =>
     operators
@@ -49,7 +44,6 @@ export function buildCatalog(inputs) {
     arity: op.arity,
     families: [...op.families],
     text: op.text,
-    ...(op.substring === true ? { substring: true } : {}),
   }));
   return {
     operators,

@@ -9,17 +9,12 @@ export interface OperatorRow {
   readonly suffix: string;
   readonly arity: 'one' | 'pair' | 'list';
   readonly families: readonly string[];
-  /** The substring index serves it (spec/query-operators.yaml). */
-  readonly substring?: boolean;
 }
 export interface FieldRow {
   readonly name: string;
   readonly column: string;
   readonly family: string;
   readonly nullable: boolean;
-  readonly length?: number;
-  /** Absent: on for a field whose family takes an operator the substring index serves. */
-  readonly substringIndex?: boolean;
 }
 export interface DtoRow {
   readonly operation: string;

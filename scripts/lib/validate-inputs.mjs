@@ -41,7 +41,6 @@ function checkOperators(table, vocabulary, problems) {
     if (typeof op?.text !== 'string' || op.text.trim() === '') problems.push(`${where}: text must say what the operator does`);
     if (!arities.includes(op?.arity)) problems.push(`${where}: arity must be one of ${arities.join(', ')}`);
     if (!Array.isArray(op?.families) || op.families.length === 0) problems.push(`${where}: families must be a non-empty list`);
-    if (op?.substring !== undefined && typeof op.substring !== 'boolean') problems.push(`${where}: substring must be true or false`);
     for (const f of Array.isArray(op?.families) ? op.families : []) {
       if (!(f in families)) problems.push(`${where}: unknown family "${f}"`);
     }
@@ -80,9 +79,6 @@ function checkDto(dto, index, ctx, problems) {
     // A record's string carries its column's length (maxLength); other families have none.
     const lengthOk = field?.family === 'string' ? Number.isInteger(field?.length) && field.length > 0 : field?.length === undefined;
     if (!lengthOk) problems.push(`${where}: length must be the column's length (a positive integer) for a string field, and absent otherwise`);
-    // The substring index serves only the operators marked `substring` (design.md §7), all of the string family.
-    const indexOk = field?.substringIndex === undefined || (typeof field.substringIndex === 'boolean' && field?.family === 'string');
-    if (!indexOk) problems.push(`${where}: substringIndex must be true or false, and only on a string field`);
     const folded = String(field?.name).toLowerCase();
     if (fieldNames.has(folded)) {
       problems.push(`${where}: duplicate field name (names are case-insensitive)`);

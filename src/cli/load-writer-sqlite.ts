@@ -3,13 +3,10 @@
 // an empty table the non-unique indexes are dropped first and built again before the commit:
 // SQLite builds an index by sorting faster than it maintains it row by row (the fold()
 // indexes call back into JavaScript for every row either way). DDL is transactional in
-// SQLite, so a rollback brings the indexes back with the table as it was. The substring
-// indexes' triggers go the same way: each FTS5 table is filled in one statement at the end,
-// which builds it from sorted segments instead of merging row by row.
+// SQLite, so a rollback brings the indexes back with the table as it was.
 import type Database from 'better-sqlite3';
 import type { Knex } from 'knex';
 import { sqliteReaderOf } from '../db/connect.js';
-import { sqliteFillStatement, substringIndexes } from '../db/substring-index.js';
 import type { LoadProblem } from './load-problem.js';
 import type { LoadRow } from './load-rows.js';
 import { refusal, type BulkWriter, type Target } from './load-writer.js';
@@ -26,9 +23,6 @@ export async function sqliteWriter(db: Knex, { table, columns }: Target): Promis
   conn.exec('BEGIN IMMEDIATE');
   const deferred: IndexInfo[] = empty ? secondaryIndexes(conn, table) : [];
   for (const index of deferred) conn.exec(`DROP INDEX "${index.name}"`);
-  const triggers: IndexInfo[] = empty ? substringTriggers(conn, table) : [];
-  for (const trigger of triggers) conn.exec(`DROP TRIGGER "${trigger.name}"`);
-  const fills = triggers.length > 0 ? substringIndexes().filter((i) => i.table === table).map(sqliteFillStatement) : [];
   const insert = conn.prepare(`INSERT INTO "${table}" (${columns.map((c) => `"${c.name}"`).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
   const idAt = columns.findIndex((c) => c.name === 'id');
   const committed = async (id: number) => {
@@ -57,8 +51,6 @@ export async function sqliteWriter(db: Knex, { table, columns }: Target): Promis
     async commit(lastLine: number): Promise<LoadProblem | undefined> {
       try {
         for (const index of deferred) conn.exec(index.sql);
-        for (const fill of fills) conn.exec(fill);
-        for (const trigger of triggers) conn.exec(trigger.sql);
         conn.exec('COMMIT');
         await release();
         return undefined;
@@ -77,14 +69,6 @@ export async function sqliteWriter(db: Knex, { table, columns }: Target): Promis
 function secondaryIndexes(conn: Database.Database, table: string): IndexInfo[] {
   const unique = new Set((conn.pragma(`index_list("${table}")`) as Array<{ name: string; unique: number }>).filter((i) => i.unique).map((i) => i.name));
   return (conn.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL").all(table) as IndexInfo[]).filter((i) => !unique.has(i.name));
-}
-
-/** The triggers that keep the table's substring indexes (src/db/substring-index.ts). */
-function substringTriggers(conn: Database.Database, table: string): IndexInfo[] {
-  const names = new Set(substringIndexes().filter((i) => i.table === table).map((i) => i.name));
-  return (conn.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ?").all(table) as IndexInfo[]).filter((t) =>
-    [...names].some((n) => t.name.startsWith(`${n}_`)),
-  );
 }
 
 /** better-sqlite3 binds numbers, strings and null; knex stores dates as epoch milliseconds and booleans as 0/1. */

@@ -9,7 +9,6 @@ import * as impianti from './migrations/003-impianti.js';
 import * as operatorDefaults from './migrations/004-operator-defaults.js';
 import * as rateLimits from './migrations/005-rate-limits.js';
 import * as replicaHeartbeat from './migrations/006-replica-heartbeat.js';
-import * as substringIndexes from './migrations/007-substring-indexes.js';
 
 interface Migration {
   readonly name: string;
@@ -19,7 +18,7 @@ interface Migration {
   readonly config?: { readonly transaction: boolean };
 }
 
-const migrations: readonly Migration[] = [queryTables, accounts, impianti, operatorDefaults, rateLimits, replicaHeartbeat, substringIndexes];
+const migrations: readonly Migration[] = [queryTables, accounts, impianti, operatorDefaults, rateLimits, replicaHeartbeat];
 
 /** The names knex records in `knex_migrations`, in order: a database's migration level is how many of them it holds. */
 export const migrationNames: readonly string[] = migrations.map((m) => m.name);

@@ -18,8 +18,6 @@ export interface OperatorSpec {
   readonly families: readonly Family[];
   /** What the operator does, as the contract's parameter descriptions say it. */
   readonly text: string;
-  /** A substring index serves it on a field that has one (design.md §7). */
-  readonly substring?: boolean;
 }
 
 export interface FieldSpec {
@@ -32,8 +30,6 @@ export interface FieldSpec {
   readonly nullable: boolean;
   /** The column's length, for string fields (spec/query-dtos.yaml). */
   readonly length?: number;
-  /** String fields: whether a substring index serves Contains and EndsWith (design.md §7). */
-  readonly substringIndex?: boolean;
 }
 
 export interface FilterSpec {

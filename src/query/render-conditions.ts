@@ -12,16 +12,8 @@ export interface Fragment {
   readonly bindings: readonly Bound[];
 }
 
-/** The substring index of the filtered field (src/db/substring-index.ts), when it has one. */
-export interface ServedBy {
-  /** The FTS5 table (SQLite) or the trigram table (MySQL). */
-  readonly name: string;
-  /** The table's key column. */
-  readonly key: string;
-}
-
 /** `target` is the compared expression (`??` or `fold(??)`), `column` binds its `??`. */
-export type Renderer = (target: string, column: string, values: readonly Bound[], index?: ServedBy) => Fragment;
+export type Renderer = (target: string, column: string, values: readonly Bound[]) => Fragment;
 
 const compare = (op: string): Renderer => (target, column, [v]) => ({ sql: `${target} ${op} ?`, bindings: [column, v!] });
 
@@ -51,15 +43,3 @@ export const conditionRenderers: Record<OperatorKind, Renderer> = {
       ? { sql: '1 = 0', bindings: [] }
       : { sql: `${target} IN (${values.map(() => '?').join(', ')})`, bindings: [column, ...values] },
 };
-
-/**
- * A renderer whose rows the substring index finds, when the field has one and `lookup`
- * gives it a fragment for the value (a term long enough to have trigrams); the LIKE of
- * `plain` stays beside it, so the answer is exactly the scan's (design.md §7).
- */
-export const servedBySubstring = (plain: Renderer, lookup: (value: string, index: ServedBy) => Fragment | undefined): Renderer =>
-  (target, column, values, index) => {
-    const scan = plain(target, column, values);
-    const found = index === undefined ? undefined : lookup(String(values[0]), index);
-    return found === undefined ? scan : { sql: `${found.sql} AND ${scan.sql}`, bindings: [...found.bindings, ...scan.bindings] };
-  };

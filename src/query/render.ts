@@ -13,7 +13,6 @@ import { keysetGroups } from './render-keyset.js';
 import type { Fragment } from './render-conditions.js';
 import type { RenderedQuery, SampleParts, SelectParts } from './select-parts.js';
 import { sqlDialects, type SqlDialect } from './sql-dialect.js';
-import { servedBy } from './substring-served.js';
 
 /**
  * Plain terms: both engines sort NULL as the smallest value (first ascending, last
@@ -65,7 +64,7 @@ function pageShapeOf(plan: QueryPlan, dialect: SqlDialect): PageShape {
 export function render(db: Knex, plan: QueryPlan, ctx: Pick<EngineContext, 'deferredJoinFrom' | 'estimateExactUpTo'>): RenderedQuery {
   const dialect = sqlDialects[dialectOf(db)];
   const where = plan.conditions.map((c) =>
-    dialect.conditions[c.operator](dialect.compared(c.field), c.field.column, c.values.map((v) => dialect.bind(c.field, v)), servedBy(plan.dto, c.field)),
+    dialect.conditions[c.operator](dialect.compared(c.field), c.field.column, c.values.map((v) => dialect.bind(c.field, v))),
   );
   const select = (parts: Partial<SelectParts>): SelectParts => ({
     form: 'plain',

@@ -8,8 +8,7 @@ import type { Dialect } from '../db/dialect.js';
 import { fold, foldFunction } from '../db/fold.js';
 import type { FieldSpec, OperatorKind } from './catalog-types.js';
 import type { Scalar } from './plan-types.js';
-import { conditionRenderers, servedBySubstring, type Bound, type Renderer } from './render-conditions.js';
-import { mysqlLookup, sqliteLookup } from './substring-lookup.js';
+import { conditionRenderers, type Bound, type Renderer } from './render-conditions.js';
 
 export interface SqlDialect {
   readonly name: Dialect;
@@ -31,11 +30,7 @@ const mysql: SqlDialect = {
   bind: bindPlain,
   // `col LIKE 'abc%'` is a range scan on the collated index already (MySQL manual 10.3.1,
   // "How MySQL Uses Indexes").
-  conditions: {
-    ...conditionRenderers,
-    contains: servedBySubstring(conditionRenderers.contains, mysqlLookup),
-    endsWith: servedBySubstring(conditionRenderers.endsWith, mysqlLookup),
-  },
+  conditions: conditionRenderers,
 };
 
 /**
@@ -70,12 +65,7 @@ const sqlite: SqlDialect = {
   name: 'sqlite',
   compared: (field) => (field.family === 'string' ? `${foldFunction}(??)` : '??'),
   bind: (field, v) => (typeof v === 'string' ? fold(v) : bindPlain(field, v)),
-  conditions: {
-    ...conditionRenderers,
-    startsWith: sqliteStartsWith,
-    contains: servedBySubstring(conditionRenderers.contains, sqliteLookup),
-    endsWith: servedBySubstring(conditionRenderers.endsWith, sqliteLookup),
-  },
+  conditions: { ...conditionRenderers, startsWith: sqliteStartsWith },
 };
 
 export const sqlDialects: Record<Dialect, SqlDialect> = { mysql, sqlite };
