@@ -117,7 +117,8 @@ function boundsIn(schema: unknown, prefix = ''): string[] {
   if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return [];
   return Object.entries(schema as Json).flatMap(([k, v]) => {
     if (boundKeywords.has(k)) return [`${prefix}${k}`];
-    if (k === 'enum' || k === 'default' || k === 'example' || k === 'examples') return [];
+    // Annotations, not bounds: x-error-messages words the answers to the bounds beside it.
+    if (k === 'enum' || k === 'default' || k === 'example' || k === 'examples' || k === 'x-error-messages') return [];
     // A list that may hold no item (ServiceStack's permissions) has no item to bound: its maxItems case covers it.
     if (k === 'items' && (schema as Json)['maxItems'] === 0) return [];
     return boundsIn(v, `${prefix}${prefixes[k] ?? `${k} `}`);
