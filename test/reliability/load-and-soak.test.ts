@@ -11,7 +11,8 @@ import { mixedRequests, sleep, type Req } from './support/traffic.js';
 
 const loadSeconds = Number(process.env['LOAD_SECONDS'] ?? 60);
 const soakSeconds = Number(process.env['SOAK_SECONDS'] ?? 300);
-const poolMax = 10;
+/** Connections a node may hold to its database: its reads' pool and Knex's pool for writes, 10 each (design.md §8). */
+const poolMax = 20;
 
 /** Queries and files dominate, as in real use; one sign-in and one registration in twelve. */
 function mix(t: ReliabilityTarget): autocannon.Request[] {
