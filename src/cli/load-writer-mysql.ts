@@ -8,6 +8,7 @@
 // A refused batch is then written again row by row, whose first refusal names the line.
 import { Readable } from 'node:stream';
 import type { Knex } from 'knex';
+import { bulkConnection } from '../db/connect.js';
 import type { LoadProblem } from './load-problem.js';
 import type { LoadRow } from './load-rows.js';
 import { refusal, type BulkWriter, type Target } from './load-writer.js';
@@ -24,7 +25,9 @@ interface MysqlConnection {
 }
 
 export async function mysqlWriter(db: Knex, { table, columns }: Target, via: MysqlVia): Promise<BulkWriter> {
-  const conn = (await db.client.acquireConnection()) as MysqlConnection;
+  const bulk = await bulkConnection(db);
+  if (bulk.dialect !== 'mysql') throw new Error('mysqlWriter: not a MySQL database');
+  const conn: MysqlConnection = bulk.conn;
   const query = <T = QueryResult>(sql: Parameters<MysqlConnection['query']>[0]) =>
     new Promise<T>((resolve, reject) => conn.query(sql, (err, result) => (err ? reject(err) : resolve(result as T))));
   const packet = (await query<Array<{ packet: number | string }>>('SELECT @@max_allowed_packet AS packet'))[0]?.packet ?? 4 * 1024 * 1024;
@@ -37,7 +40,7 @@ export async function mysqlWriter(db: Knex, { table, columns }: Target, via: Mys
   const committed = async (id: number) => (await db(table).where({ id }).first('id')) !== undefined;
   let open = true;
   const release = async () => {
-    if (open) { open = false; await db.client.releaseConnection(conn); }
+    if (open) { open = false; await new Promise<void>((resolve) => bulk.conn.end(() => resolve())); }
   };
 
   const { writeInsert, writeInfile } = batchWriters({ query, conn, insertHead, loadSql, idAt, committed });

@@ -1,12 +1,12 @@
 // The SQLite bulk path of `npm run load`: one prepared INSERT run per row inside one
-// IMMEDIATE transaction on the pool's connection, so the refused row is known exactly. Into
+// IMMEDIATE transaction on a connection of its own (db/connect.ts bulkConnection), so the refused row is known exactly. Into
 // an empty table the non-unique indexes are dropped first and built again before the commit:
 // SQLite builds an index by sorting faster than it maintains it row by row (the fold()
 // indexes call back into JavaScript for every row either way). DDL is transactional in
 // SQLite, so a rollback brings the indexes back with the table as it was.
 import type Database from 'better-sqlite3';
 import type { Knex } from 'knex';
-import { sqliteReaderOf } from '../db/connect.js';
+import { bulkConnection, sqliteReaderOf } from '../db/connect.js';
 import type { LoadProblem } from './load-problem.js';
 import type { LoadRow } from './load-rows.js';
 import { refusal, type BulkWriter, type Target } from './load-writer.js';
@@ -17,7 +17,9 @@ interface IndexInfo {
 }
 
 export async function sqliteWriter(db: Knex, { table, columns }: Target): Promise<BulkWriter> {
-  const conn = (await db.client.acquireConnection()) as Database.Database;
+  const bulk = await bulkConnection(db);
+  if (bulk.dialect !== 'sqlite') throw new Error('sqliteWriter: not a SQLite database');
+  const conn = bulk.conn;
   // Table and column names come from loadableTables, never from the file.
   const empty = conn.prepare(`SELECT 1 FROM "${table}" LIMIT 1`).get() === undefined;
   conn.exec('BEGIN IMMEDIATE');
@@ -31,7 +33,7 @@ export async function sqliteWriter(db: Knex, { table, columns }: Target): Promis
   };
   let open = true;
   const release = async () => {
-    if (open) { open = false; await db.client.releaseConnection(conn); }
+    if (open) { open = false; conn.close(); }
   };
 
   return {

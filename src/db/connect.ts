@@ -4,7 +4,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import knex, { type Knex } from 'knex';
-import type Database from 'better-sqlite3';
+import Database from 'better-sqlite3';
+import { createConnection, type Connection } from 'mysql2';
 import { fold, foldFunction } from './fold.js';
 import { createMysqlReadPool } from './mysql-read-pool.js';
 import { mysqlReads } from './mysql-reads.js';
@@ -27,9 +28,39 @@ export interface DbOptions {
   readonly log?: Knex.Config['log'];
 }
 
+/** Where each Knex instance of connect() points, for bulkConnection. */
+const targetOf = new WeakMap<Knex, { readonly mysqlUrl: string } | { readonly sqliteFile: string }>();
+
 export function connect(options: DbOptions): Knex {
-  if (options.databaseUrl) return connectMysql(options.databaseUrl, options.poolMax ?? 10, options.statementTimeoutMs, options.log);
-  return connectSqlite(options.sqliteFile ?? 'data/impianti.sqlite');
+  const db = options.databaseUrl
+    ? connectMysql(options.databaseUrl, options.poolMax ?? 10, options.statementTimeoutMs, options.log)
+    : connectSqlite(options.sqliteFile ?? 'data/impianti.sqlite');
+  targetOf.set(db, options.databaseUrl ? { mysqlUrl: options.databaseUrl } : { sqliteFile: options.sqliteFile ?? 'data/impianti.sqlite' });
+  return db;
+}
+
+export type BulkConnection = { readonly dialect: 'mysql'; readonly conn: Connection } | { readonly dialect: 'sqlite'; readonly conn: Database.Database };
+
+/**
+ * A connection of its own to `db`'s database, set up as the pool's, for a bulk writer
+ * (cli/load-writer-*.ts) that drives the driver directly: one prepared statement per row on
+ * SQLite, LOAD DATA on MySQL. The caller closes it.
+ */
+export async function bulkConnection(db: Knex): Promise<BulkConnection> {
+  const target = targetOf.get(db);
+  if (target === undefined) throw new Error('bulkConnection: the database was not opened by connect()');
+  if ('sqliteFile' in target) {
+    const conn = new Database(target.sqliteFile, { fileMustExist: true });
+    setUpSqlite(conn);
+    return { dialect: 'sqlite', conn };
+  }
+  const conn = createConnection(mysqlConnectionOf(target.mysqlUrl));
+  // A server that drops the idle connection fails the writer's next statement; without a
+  // listener the driver's 'error' event would end the process instead.
+  conn.on('error', () => undefined);
+  const setup = sessionSetup(undefined);
+  await new Promise<void>((resolve, reject) => setup(conn, (err) => (err ? reject(err) : resolve())));
+  return { dialect: 'mysql', conn };
 }
 
 /** Closes `db`'s read connections and its Knex pool. */
@@ -120,6 +151,16 @@ export function prepareSqlite(conn: Database.Database): void {
   conn.function(foldFunction, { deterministic: true }, (v: unknown) => (typeof v === 'string' ? fold(v) : v));
 }
 
+/** A writing connection's settings. */
+function setUpSqlite(conn: Database.Database): void {
+  conn.pragma('journal_mode = WAL');
+  // Every commit is on disk before it is acknowledged, power loss included (design.md §8).
+  conn.pragma('synchronous = FULL');
+  conn.pragma('foreign_keys = ON');
+  conn.pragma('busy_timeout = 5000');
+  prepareSqlite(conn);
+}
+
 const sqliteReadsOf = new WeakMap<Knex, SqliteReads>();
 
 /**
@@ -142,12 +183,7 @@ function connectSqlite(file: string): Knex {
       max: 1,
       afterCreate: (conn: Database.Database, done: (err: Error | null, c: unknown) => void) => {
         try {
-          conn.pragma('journal_mode = WAL');
-          // Every commit is on disk before it is acknowledged, power loss included (design.md §8).
-          conn.pragma('synchronous = FULL');
-          conn.pragma('foreign_keys = ON');
-          conn.pragma('busy_timeout = 5000');
-          prepareSqlite(conn);
+          setUpSqlite(conn);
           done(null, conn);
         } catch (err) {
           done(err as Error, conn);
