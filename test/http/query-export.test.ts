@@ -12,6 +12,8 @@ import { expectError } from '../support/expect-error.js';
 import { startServer, type TestServer } from '../support/server.js';
 
 const ROWS = 100_000;
+/** QUERY_TIMEOUT_MS: the consistency test pauses its export for longer than this. */
+const timeoutMs = 3000;
 const path = '/json/reply/SoggettoRecapitoQueryExport';
 const queryPath = '/json/reply/SoggettoRecapitoQuery';
 type Row = Record<string, unknown>;
@@ -104,7 +106,7 @@ forEachDialect('query exports', (dialect) => {
   before(async function () {
     this.timeout(120_000);
     // The unpaged query answers every row at once for the comparisons.
-    s = await startServer({ dialect, env: { MAX_TAKE: '100000', EXPORT_CONCURRENCY: '2' } });
+    s = await startServer({ dialect, env: { MAX_TAKE: '100000', EXPORT_CONCURRENCY: '2', QUERY_TIMEOUT_MS: String(timeoutMs) } });
     admin = await s.tokenFor(['Admin']);
     await seedBulk(s.db, { table: 'soggetto_recapito', rows: ROWS, seed: 55, batchRows: 5000 });
   });
@@ -171,6 +173,9 @@ forEachDialect('query exports', (dialect) => {
         return still;
       });
       const pagesBefore = statements.length;
+      // Paused past QUERY_TIMEOUT_MS: the limit is each page's statement's, not the export's.
+      const paused = Date.now();
+      await new Promise((r) => setTimeout(r, timeoutMs + 500));
       // Rows not sent yet deleted; rows sorting before and after the cursor inserted.
       const gone = before.slice(-500).map((r) => r['id'] as number);
       await s.db('soggetto_recapito').whereIn('id', gone).delete();
@@ -178,6 +183,7 @@ forEachDialect('query exports', (dialect) => {
         Array.from({ length: 200 }, (_, i) => ({ id: 500_000 + i, soggetto_id: 1, tipo_recapito_id: 1, recapito: i % 2 === 0 ? `aaa${i}` : `zzz${i}`, codice_esterno: null })),
       );
       const { text, whole } = await held.finish();
+      expect(Date.now() - paused).to.be.above(timeoutMs);
       expect(whole).to.equal(true);
       expect(statements.length, 'pages read after the writes').to.be.above(pagesBefore);
       const { records, end } = linesOf(text);
@@ -243,6 +249,34 @@ forEachDialect('query exports', (dialect) => {
     const { records, end } = linesOf(resumed.text);
     expect([...lines, ...records]).to.deep.equal(expected);
     expect(end).to.deep.equal({ complete: true, rows: expected.length - lines.length });
+  });
+
+  it('ends an export that fails after it began with a line saying so (JSON Lines) or without the last chunk (CSV); its cursor resumes it', async function () {
+    this.timeout(60_000);
+    const query = 'orderBy=Recapito&fields=Recapito,Id';
+    const expected = await unpaged(query);
+    // The third page's statement fails, as a database gone away would make it.
+    const failing = () => {
+      let pages = 0;
+      return watchReads(s.db, (st) => {
+        if (/recapito/i.test(st.sql) && ++pages === 3) throw new Error('the database went away');
+      });
+    };
+    let stop = failing();
+    const jsonl = await s.request('GET', `${path}?${query}`, { token: admin }).finally(() => stop());
+    expect(jsonl.status).to.equal(200);
+    const { records, end } = linesOf(jsonl.text);
+    expect(records).to.deep.equal(expected.slice(0, 2000));
+    expect(end).to.include({ complete: false, rows: 2000 });
+    expect((end['responseStatus'] as Row)['errorCode']).to.equal('InternalServerError');
+    const rest = await s.request('GET', `${path}?${query}&after=${encodeURIComponent(end['after'] as string)}`, { token: admin });
+    expect([...records, ...linesOf(rest.text).records]).to.deep.equal(expected);
+
+    stop = failing();
+    const csv = hold(s, `${path}.csv?${query}`, admin);
+    const { text, whole } = await csv.finish().finally(() => stop());
+    expect(whole, 'the CSV ends without its last chunk').to.equal(false);
+    expect(text.split('\r\n').length - 2).to.equal(2000);
   });
 
   it('checks access before input, and input before the first byte', async () => {
