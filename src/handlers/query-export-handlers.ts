@@ -48,7 +48,10 @@ function exportHandler(reads: Reads, ctx: EngineContext, dto: QueryDtoSpec, slot
 async function runExport(sink: BodySink, job: ExportJob): Promise<void> {
   const { format, slots } = job;
   // HEAD: the headers a GET would have, without taking a slot or reading a row.
-  if (sink.head) return void (sink.start(format.contentType, format.headers), sink.end(true));
+  if (sink.head) {
+    sink.start(format.contentType, format.headers);
+    return sink.end(true);
+  }
   const release = slots.take();
   job.announce(concurrencyLimitFields('export', slots.limit, slots.limit - slots.running, retryAfterSeconds));
   if (release === undefined) throw tooManyRequests(retryAfterSeconds);

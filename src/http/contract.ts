@@ -37,6 +37,7 @@ export interface OperationContract {
   readonly method: string;
   readonly path: string;
   readonly access: Access;
+  /** The operation may answer CSV (x-csv, or an export). */
   readonly csv: boolean;
   /** An export (`x-export`): every row as a stream, CSV or JSON Lines (design.md §7). */
   readonly export: boolean;
@@ -140,7 +141,8 @@ function operationContract(operationId: string, method: string, path: string, op
     method,
     path,
     access: isPublic ? { kind: 'public' } : { kind: 'roles', roles: roles as string[] },
-    csv: op['x-csv'] === true,
+    // An export answers CSV too (x-export), by its own negotiation.
+    csv: op['x-csv'] === true || op['x-export'] === true,
     export: op['x-export'] === true,
     acceptsBody: bodySchema !== undefined,
     properties,

@@ -1,10 +1,11 @@
 // Content negotiation of the exports (design.md §7, Exports): JSON Lines or CSV, by the
 // same precedence as every operation (design.md §2): path suffix (`.jsonl`, `.csv`), then
 // `format=jsonl|csv`, then Accept (`application/x-ndjson`, `text/csv`). JSON Lines is the
-// default, as JSON is elsewhere, also for an Accept that names neither: most HTTP clients
-// send `Accept: application/json` whatever they ask for, and RFC 9110 §12.5.1 lets a server
-// answer its default then. `format=json` asks for a JSON document of every row, which no
-// export is (406), and JSONP is none either: a <script> tag could not stream.
+// default, as JSON is elsewhere, and answers an Accept that asks for JSON: most HTTP
+// clients send `Accept: application/json` whatever they fetch, and JSON Lines is JSON's
+// streaming form. An Accept that admits neither JSON nor a format of ours is 406, as on
+// every operation; so is `format=json`, a JSON document of every row, which no export is,
+// and JSONP: a <script> tag could not stream.
 import { ApiError } from '../errors/api-error.js';
 import { memoByText } from '../text-memo.js';
 import { fromAccept, type Negotiated } from './negotiate.js';
@@ -18,6 +19,8 @@ const fromExportAccept = memoByText(256, (accept): ExportFormat => {
   try {
     return fromAccept(accept, served) as ExportFormat;
   } catch {
+    // Throws in turn when JSON is not acceptable either (`application/json;q=0`, `text/html`).
+    fromAccept(accept, ['json']);
     return 'jsonl';
   }
 });

@@ -146,8 +146,9 @@ forEachDialect('query exports', (dialect) => {
     expect((await s.request('GET', `${path}?${q}&format=csv`, { token: admin, headers: { accept: 'application/x-ndjson' } })).headers.get('content-type')).to.equal('text/csv; charset=utf-8');
     expect((await s.request('GET', `${path}?${q}`, { token: admin, headers: { accept: 'text/csv' } })).headers.get('content-type')).to.equal('text/csv; charset=utf-8');
     expect((await s.request('GET', `/api/SoggettoRecapitoQueryExport?${q}`, { token: admin, headers: { accept: '*/*' } })).headers.get('content-type')).to.equal('application/x-ndjson');
-    // Most clients send Accept: application/json whatever they ask for: the default answers it.
+    // Most clients send Accept: application/json whatever they ask for: JSON Lines answers it.
     expect((await s.request('GET', `${path}?${q}`, { token: admin, headers: { accept: 'application/json' } })).headers.get('content-type')).to.equal('application/x-ndjson');
+    expectError(await s.request('GET', `${path}?${q}`, { token: admin, headers: { accept: 'text/html, application/json;q=0' } }), 406, 'NotAcceptable');
     expectError(await s.request('GET', `${path}?${q}&format=json`, { token: admin }), 406, 'NotAcceptable');
     const posted = await s.request('POST', path, { token: admin, json: { soggettoIdIn: [1, 2], fields: 'Id' } });
     expect(linesOf(posted.text).records).to.deep.equal(await unpaged(q));
