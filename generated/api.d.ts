@@ -1944,6 +1944,1794 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/json/reply/CaratteristicaGruppoQueryExport": {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `Descrizione` equals the value. */
+                descrizione?: string;
+                /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+                descrizioneStartsWith?: string;
+                /** @description `Descrizione` ends with the value, matched literally. */
+                descrizioneEndsWith?: string;
+                /** @description `Descrizione` contains the value, matched literally. */
+                descrizioneContains?: string;
+                /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                descrizioneLike?: string;
+                /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneBetween?: string[];
+                /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneIn?: string[];
+                /** @description `TipoCaratteristicaSezioneId` equals the value. */
+                tipoCaratteristicaSezioneId?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
+                tipoCaratteristicaSezioneIdGreaterThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than the value. */
+                tipoCaratteristicaSezioneIdLessThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` differs from the value. */
+                tipoCaratteristicaSezioneIdNotEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdBetween?: number[];
+                /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdIn?: number[];
+                /** @description `IsDisattiva` equals the value. */
+                isDisattiva?: boolean;
+                /** @description `IconaImmagineId` equals the value. */
+                iconaImmagineId?: number;
+                /** @description `IconaImmagineId` is greater than or equal to the value. */
+                iconaImmagineIdGreaterThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` is greater than the value. */
+                iconaImmagineIdGreaterThan?: number;
+                /** @description `IconaImmagineId` is less than the value. */
+                iconaImmagineIdLessThan?: number;
+                /** @description `IconaImmagineId` is less than or equal to the value. */
+                iconaImmagineIdLessThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` differs from the value. */
+                iconaImmagineIdNotEqualTo?: number;
+                /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdBetween?: number[];
+                /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdIn?: number[];
+                /** @description `OrdineVista` equals the value. */
+                ordineVista?: number;
+                /** @description `OrdineVista` is greater than or equal to the value. */
+                ordineVistaGreaterThanOrEqualTo?: number;
+                /** @description `OrdineVista` is greater than the value. */
+                ordineVistaGreaterThan?: number;
+                /** @description `OrdineVista` is less than the value. */
+                ordineVistaLessThan?: number;
+                /** @description `OrdineVista` is less than or equal to the value. */
+                ordineVistaLessThanOrEqualTo?: number;
+                /** @description `OrdineVista` differs from the value. */
+                ordineVistaNotEqualTo?: number;
+                /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaBetween?: number[];
+                /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaIn?: number[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export every characteristic group a search matches (query string)
+         * @description Every record the search matches, streamed page by page from one consistent view of
+         *     the data: the query's filters, `orderBy`, `orderByDesc` and `fields`, without paging
+         *     or `include`. Parameters come from the body (JSON or form); a query parameter fills a
+         *     property the body left out. Requires the `Admin` role. Answers JSON Lines
+         *     (`application/x-ndjson`, the default; `.jsonl`, `format=jsonl`) or CSV (`text/csv`;
+         *     `.csv`, `format=csv`). A JSON Lines export ends with `{"complete":true,"rows":N}`;
+         *     one that fails after it began ends with `{"complete":false,...}` naming the error
+         *     and the `after` to resume from. A CSV export that fails after it began ends without
+         *     HTTP's last chunk. To resume an export cut short, send `after` as the last received
+         *     row's sort values (a JSON array: the order's fields, `Id` last). At most
+         *     EXPORT_CONCURRENCY exports run at once per process (429 beyond).
+         */
+        get: operations["CaratteristicaGruppoQueryExportGet"];
+        put?: never;
+        /**
+         * Export every characteristic group a search matches
+         * @description Every record the search matches, streamed page by page from one consistent view of
+         *     the data: the query's filters, `orderBy`, `orderByDesc` and `fields`, without paging
+         *     or `include`. Parameters come from the body (JSON or form); a query parameter fills a
+         *     property the body left out. Requires the `Admin` role. Answers JSON Lines
+         *     (`application/x-ndjson`, the default; `.jsonl`, `format=jsonl`) or CSV (`text/csv`;
+         *     `.csv`, `format=csv`). A JSON Lines export ends with `{"complete":true,"rows":N}`;
+         *     one that fails after it began ends with `{"complete":false,...}` naming the error
+         *     and the `after` to resume from. A CSV export that fails after it began ends without
+         *     HTTP's last chunk. To resume an export cut short, send `after` as the last received
+         *     row's sort values (a JSON array: the order's fields, `Id` last). At most
+         *     EXPORT_CONCURRENCY exports run at once per process (429 beyond).
+         */
+        post: operations["CaratteristicaGruppoQueryExport"];
+        delete?: never;
+        options?: never;
+        /**
+         * Export every characteristic group a search matches (query string) (HEAD)
+         * @description Every record the search matches, streamed page by page from one consistent view of
+         *     the data: the query's filters, `orderBy`, `orderByDesc` and `fields`, without paging
+         *     or `include`. Parameters come from the body (JSON or form); a query parameter fills a
+         *     property the body left out. Requires the `Admin` role. Answers JSON Lines
+         *     (`application/x-ndjson`, the default; `.jsonl`, `format=jsonl`) or CSV (`text/csv`;
+         *     `.csv`, `format=csv`). A JSON Lines export ends with `{"complete":true,"rows":N}`;
+         *     one that fails after it began ends with `{"complete":false,...}` naming the error
+         *     and the `after` to resume from. A CSV export that fails after it began ends without
+         *     HTTP's last chunk. To resume an export cut short, send `after` as the last received
+         *     row's sort values (a JSON array: the order's fields, `Id` last). At most
+         *     EXPORT_CONCURRENCY exports run at once per process (429 beyond).
+         */
+        head: operations["CaratteristicaGruppoQueryExportGetHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/json/reply/CaratteristicaGruppoQueryExport.csv": {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `Descrizione` equals the value. */
+                descrizione?: string;
+                /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+                descrizioneStartsWith?: string;
+                /** @description `Descrizione` ends with the value, matched literally. */
+                descrizioneEndsWith?: string;
+                /** @description `Descrizione` contains the value, matched literally. */
+                descrizioneContains?: string;
+                /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                descrizioneLike?: string;
+                /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneBetween?: string[];
+                /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneIn?: string[];
+                /** @description `TipoCaratteristicaSezioneId` equals the value. */
+                tipoCaratteristicaSezioneId?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
+                tipoCaratteristicaSezioneIdGreaterThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than the value. */
+                tipoCaratteristicaSezioneIdLessThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` differs from the value. */
+                tipoCaratteristicaSezioneIdNotEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdBetween?: number[];
+                /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdIn?: number[];
+                /** @description `IsDisattiva` equals the value. */
+                isDisattiva?: boolean;
+                /** @description `IconaImmagineId` equals the value. */
+                iconaImmagineId?: number;
+                /** @description `IconaImmagineId` is greater than or equal to the value. */
+                iconaImmagineIdGreaterThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` is greater than the value. */
+                iconaImmagineIdGreaterThan?: number;
+                /** @description `IconaImmagineId` is less than the value. */
+                iconaImmagineIdLessThan?: number;
+                /** @description `IconaImmagineId` is less than or equal to the value. */
+                iconaImmagineIdLessThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` differs from the value. */
+                iconaImmagineIdNotEqualTo?: number;
+                /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdBetween?: number[];
+                /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdIn?: number[];
+                /** @description `OrdineVista` equals the value. */
+                ordineVista?: number;
+                /** @description `OrdineVista` is greater than or equal to the value. */
+                ordineVistaGreaterThanOrEqualTo?: number;
+                /** @description `OrdineVista` is greater than the value. */
+                ordineVistaGreaterThan?: number;
+                /** @description `OrdineVista` is less than the value. */
+                ordineVistaLessThan?: number;
+                /** @description `OrdineVista` is less than or equal to the value. */
+                ordineVistaLessThanOrEqualTo?: number;
+                /** @description `OrdineVista` differs from the value. */
+                ordineVistaNotEqualTo?: number;
+                /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaBetween?: number[];
+                /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaIn?: number[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export every characteristic group a search matches (query string)
+         * @description Every record the search matches, streamed page by page from one consistent view of
+         *     the data: the query's filters, `orderBy`, `orderByDesc` and `fields`, without paging
+         *     or `include`. Parameters come from the body (JSON or form); a query parameter fills a
+         *     property the body left out. Requires the `Admin` role. Answers JSON Lines
+         *     (`application/x-ndjson`, the default; `.jsonl`, `format=jsonl`) or CSV (`text/csv`;
+         *     `.csv`, `format=csv`). A JSON Lines export ends with `{"complete":true,"rows":N}`;
+         *     one that fails after it began ends with `{"complete":false,...}` naming the error
+         *     and the `after` to resume from. A CSV export that fails after it began ends without
+         *     HTTP's last chunk. To resume an export cut short, send `after` as the last received
+         *     row's sort values (a JSON array: the order's fields, `Id` last). At most
+         *     EXPORT_CONCURRENCY exports run at once per process (429 beyond).
+         */
+        get: operations["CaratteristicaGruppoQueryExportGetCsv"];
+        put?: never;
+        /**
+         * Export every characteristic group a search matches
+         * @description Every record the search matches, streamed page by page from one consistent view of
+         *     the data: the query's filters, `orderBy`, `orderByDesc` and `fields`, without paging
+         *     or `include`. Parameters come from the body (JSON or form); a query parameter fills a
+         *     property the body left out. Requires the `Admin` role. Answers JSON Lines
+         *     (`application/x-ndjson`, the default; `.jsonl`, `format=jsonl`) or CSV (`text/csv`;
+         *     `.csv`, `format=csv`). A JSON Lines export ends with `{"complete":true,"rows":N}`;
+         *     one that fails after it began ends with `{"complete":false,...}` naming the error
+         *     and the `after` to resume from. A CSV export that fails after it began ends without
+         *     HTTP's last chunk. To resume an export cut short, send `after` as the last received
+         *     row's sort values (a JSON array: the order's fields, `Id` last). At most
+         *     EXPORT_CONCURRENCY exports run at once per process (429 beyond).
+         */
+        post: operations["CaratteristicaGruppoQueryExportCsv"];
+        delete?: never;
+        options?: never;
+        /**
+         * Export every characteristic group a search matches (query string) (HEAD)
+         * @description Every record the search matches, streamed page by page from one consistent view of
+         *     the data: the query's filters, `orderBy`, `orderByDesc` and `fields`, without paging
+         *     or `include`. Parameters come from the body (JSON or form); a query parameter fills a
+         *     property the body left out. Requires the `Admin` role. Answers JSON Lines
+         *     (`application/x-ndjson`, the default; `.jsonl`, `format=jsonl`) or CSV (`text/csv`;
+         *     `.csv`, `format=csv`). A JSON Lines export ends with `{"complete":true,"rows":N}`;
+         *     one that fails after it began ends with `{"complete":false,...}` naming the error
+         *     and the `after` to resume from. A CSV export that fails after it began ends without
+         *     HTTP's last chunk. To resume an export cut short, send `after` as the last received
+         *     row's sort values (a JSON array: the order's fields, `Id` last). At most
+         *     EXPORT_CONCURRENCY exports run at once per process (429 beyond).
+         */
+        head: operations["CaratteristicaGruppoQueryExportGetCsvHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/json/reply/CaratteristicaGruppoQueryExport.jsonl": {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `Descrizione` equals the value. */
+                descrizione?: string;
+                /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+                descrizioneStartsWith?: string;
+                /** @description `Descrizione` ends with the value, matched literally. */
+                descrizioneEndsWith?: string;
+                /** @description `Descrizione` contains the value, matched literally. */
+                descrizioneContains?: string;
+                /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                descrizioneLike?: string;
+                /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneBetween?: string[];
+                /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneIn?: string[];
+                /** @description `TipoCaratteristicaSezioneId` equals the value. */
+                tipoCaratteristicaSezioneId?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
+                tipoCaratteristicaSezioneIdGreaterThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than the value. */
+                tipoCaratteristicaSezioneIdLessThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` differs from the value. */
+                tipoCaratteristicaSezioneIdNotEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdBetween?: number[];
+                /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdIn?: number[];
+                /** @description `IsDisattiva` equals the value. */
+                isDisattiva?: boolean;
+                /** @description `IconaImmagineId` equals the value. */
+                iconaImmagineId?: number;
+                /** @description `IconaImmagineId` is greater than or equal to the value. */
+                iconaImmagineIdGreaterThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` is greater than the value. */
+                iconaImmagineIdGreaterThan?: number;
+                /** @description `IconaImmagineId` is less than the value. */
+                iconaImmagineIdLessThan?: number;
+                /** @description `IconaImmagineId` is less than or equal to the value. */
+                iconaImmagineIdLessThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` differs from the value. */
+                iconaImmagineIdNotEqualTo?: number;
+                /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdBetween?: number[];
+                /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdIn?: number[];
+                /** @description `OrdineVista` equals the value. */
+                ordineVista?: number;
+                /** @description `OrdineVista` is greater than or equal to the value. */
+                ordineVistaGreaterThanOrEqualTo?: number;
+                /** @description `OrdineVista` is greater than the value. */
+                ordineVistaGreaterThan?: number;
+                /** @description `OrdineVista` is less than the value. */
+                ordineVistaLessThan?: number;
+                /** @description `OrdineVista` is less than or equal to the value. */
+                ordineVistaLessThanOrEqualTo?: number;
+                /** @description `OrdineVista` differs from the value. */
+                ordineVistaNotEqualTo?: number;
+                /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaBetween?: number[];
+                /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaIn?: number[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export every characteristic group a search matches (query string)
+         * @description Every record the search matches, streamed page by page from one consistent view of
+         *     the data: the query's filters, `orderBy`, `orderByDesc` and `fields`, without paging
+         *     or `include`. Parameters come from the body (JSON or form); a query parameter fills a
+         *     property the body left out. Requires the `Admin` role. Answers JSON Lines
+         *     (`application/x-ndjson`, the default; `.jsonl`, `format=jsonl`) or CSV (`text/csv`;
+         *     `.csv`, `format=csv`). A JSON Lines export ends with `{"complete":true,"rows":N}`;
+         *     one that fails after it began ends with `{"complete":false,...}` naming the error
+         *     and the `after` to resume from. A CSV export that fails after it began ends without
+         *     HTTP's last chunk. To resume an export cut short, send `after` as the last received
+         *     row's sort values (a JSON array: the order's fields, `Id` last). At most
+         *     EXPORT_CONCURRENCY exports run at once per process (429 beyond).
+         */
+        get: operations["CaratteristicaGruppoQueryExportGetJsonl"];
+        put?: never;
+        /**
+         * Export every characteristic group a search matches
+         * @description Every record the search matches, streamed page by page from one consistent view of
+         *     the data: the query's filters, `orderBy`, `orderByDesc` and `fields`, without paging
+         *     or `include`. Parameters come from the body (JSON or form); a query parameter fills a
+         *     property the body left out. Requires the `Admin` role. Answers JSON Lines
+         *     (`application/x-ndjson`, the default; `.jsonl`, `format=jsonl`) or CSV (`text/csv`;
+         *     `.csv`, `format=csv`). A JSON Lines export ends with `{"complete":true,"rows":N}`;
+         *     one that fails after it began ends with `{"complete":false,...}` naming the error
+         *     and the `after` to resume from. A CSV export that fails after it began ends without
+         *     HTTP's last chunk. To resume an export cut short, send `after` as the last received
+         *     row's sort values (a JSON array: the order's fields, `Id` last). At most
+         *     EXPORT_CONCURRENCY exports run at once per process (429 beyond).
+         */
+        post: operations["CaratteristicaGruppoQueryExportJsonl"];
+        delete?: never;
+        options?: never;
+        /**
+         * Export every characteristic group a search matches (query string) (HEAD)
+         * @description Every record the search matches, streamed page by page from one consistent view of
+         *     the data: the query's filters, `orderBy`, `orderByDesc` and `fields`, without paging
+         *     or `include`. Parameters come from the body (JSON or form); a query parameter fills a
+         *     property the body left out. Requires the `Admin` role. Answers JSON Lines
+         *     (`application/x-ndjson`, the default; `.jsonl`, `format=jsonl`) or CSV (`text/csv`;
+         *     `.csv`, `format=csv`). A JSON Lines export ends with `{"complete":true,"rows":N}`;
+         *     one that fails after it began ends with `{"complete":false,...}` naming the error
+         *     and the `after` to resume from. A CSV export that fails after it began ends without
+         *     HTTP's last chunk. To resume an export cut short, send `after` as the last received
+         *     row's sort values (a JSON array: the order's fields, `Id` last). At most
+         *     EXPORT_CONCURRENCY exports run at once per process (429 beyond).
+         */
+        head: operations["CaratteristicaGruppoQueryExportGetJsonlHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/CaratteristicaGruppoQueryExport": {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `Descrizione` equals the value. */
+                descrizione?: string;
+                /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+                descrizioneStartsWith?: string;
+                /** @description `Descrizione` ends with the value, matched literally. */
+                descrizioneEndsWith?: string;
+                /** @description `Descrizione` contains the value, matched literally. */
+                descrizioneContains?: string;
+                /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                descrizioneLike?: string;
+                /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneBetween?: string[];
+                /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneIn?: string[];
+                /** @description `TipoCaratteristicaSezioneId` equals the value. */
+                tipoCaratteristicaSezioneId?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
+                tipoCaratteristicaSezioneIdGreaterThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than the value. */
+                tipoCaratteristicaSezioneIdLessThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` differs from the value. */
+                tipoCaratteristicaSezioneIdNotEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdBetween?: number[];
+                /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdIn?: number[];
+                /** @description `IsDisattiva` equals the value. */
+                isDisattiva?: boolean;
+                /** @description `IconaImmagineId` equals the value. */
+                iconaImmagineId?: number;
+                /** @description `IconaImmagineId` is greater than or equal to the value. */
+                iconaImmagineIdGreaterThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` is greater than the value. */
+                iconaImmagineIdGreaterThan?: number;
+                /** @description `IconaImmagineId` is less than the value. */
+                iconaImmagineIdLessThan?: number;
+                /** @description `IconaImmagineId` is less than or equal to the value. */
+                iconaImmagineIdLessThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` differs from the value. */
+                iconaImmagineIdNotEqualTo?: number;
+                /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdBetween?: number[];
+                /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdIn?: number[];
+                /** @description `OrdineVista` equals the value. */
+                ordineVista?: number;
+                /** @description `OrdineVista` is greater than or equal to the value. */
+                ordineVistaGreaterThanOrEqualTo?: number;
+                /** @description `OrdineVista` is greater than the value. */
+                ordineVistaGreaterThan?: number;
+                /** @description `OrdineVista` is less than the value. */
+                ordineVistaLessThan?: number;
+                /** @description `OrdineVista` is less than or equal to the value. */
+                ordineVistaLessThanOrEqualTo?: number;
+                /** @description `OrdineVista` differs from the value. */
+                ordineVistaNotEqualTo?: number;
+                /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaBetween?: number[];
+                /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaIn?: number[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export every characteristic group a search matches (query string)
+         * @description Every record the search matches, streamed page by page from one consistent view of
+         *     the data: the query's filters, `orderBy`, `orderByDesc` and `fields`, without paging
+         *     or `include`. Parameters come from the body (JSON or form); a query parameter fills a
+         *     property the body left out. Requires the `Admin` role. Answers JSON Lines
+         *     (`application/x-ndjson`, the default; `.jsonl`, `format=jsonl`) or CSV (`text/csv`;
+         *     `.csv`, `format=csv`). A JSON Lines export ends with `{"complete":true,"rows":N}`;
+         *     one that fails after it began ends with `{"complete":false,...}` naming the error
+         *     and the `after` to resume from. A CSV export that fails after it began ends without
+         *     HTTP's last chunk. To resume an export cut short, send `after` as the last received
+         *     row's sort values (a JSON array: the order's fields, `Id` last). At most
+         *     EXPORT_CONCURRENCY exports run at once per process (429 beyond).
+         */
+        get: operations["CaratteristicaGruppoQueryExportGetApi"];
+        put?: never;
+        /**
+         * Export every characteristic group a search matches
+         * @description Every record the search matches, streamed page by page from one consistent view of
+         *     the data: the query's filters, `orderBy`, `orderByDesc` and `fields`, without paging
+         *     or `include`. Parameters come from the body (JSON or form); a query parameter fills a
+         *     property the body left out. Requires the `Admin` role. Answers JSON Lines
+         *     (`application/x-ndjson`, the default; `.jsonl`, `format=jsonl`) or CSV (`text/csv`;
+         *     `.csv`, `format=csv`). A JSON Lines export ends with `{"complete":true,"rows":N}`;
+         *     one that fails after it began ends with `{"complete":false,...}` naming the error
+         *     and the `after` to resume from. A CSV export that fails after it began ends without
+         *     HTTP's last chunk. To resume an export cut short, send `after` as the last received
+         *     row's sort values (a JSON array: the order's fields, `Id` last). At most
+         *     EXPORT_CONCURRENCY exports run at once per process (429 beyond).
+         */
+        post: operations["CaratteristicaGruppoQueryExportApi"];
+        delete?: never;
+        options?: never;
+        /**
+         * Export every characteristic group a search matches (query string) (HEAD)
+         * @description Every record the search matches, streamed page by page from one consistent view of
+         *     the data: the query's filters, `orderBy`, `orderByDesc` and `fields`, without paging
+         *     or `include`. Parameters come from the body (JSON or form); a query parameter fills a
+         *     property the body left out. Requires the `Admin` role. Answers JSON Lines
+         *     (`application/x-ndjson`, the default; `.jsonl`, `format=jsonl`) or CSV (`text/csv`;
+         *     `.csv`, `format=csv`). A JSON Lines export ends with `{"complete":true,"rows":N}`;
+         *     one that fails after it began ends with `{"complete":false,...}` naming the error
+         *     and the `after` to resume from. A CSV export that fails after it began ends without
+         *     HTTP's last chunk. To resume an export cut short, send `after` as the last received
+         *     row's sort values (a JSON array: the order's fields, `Id` last). At most
+         *     EXPORT_CONCURRENCY exports run at once per process (429 beyond).
+         */
+        head: operations["CaratteristicaGruppoQueryExportGetApiHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/CaratteristicaGruppoQueryExport.csv": {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `Descrizione` equals the value. */
+                descrizione?: string;
+                /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+                descrizioneStartsWith?: string;
+                /** @description `Descrizione` ends with the value, matched literally. */
+                descrizioneEndsWith?: string;
+                /** @description `Descrizione` contains the value, matched literally. */
+                descrizioneContains?: string;
+                /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                descrizioneLike?: string;
+                /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneBetween?: string[];
+                /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneIn?: string[];
+                /** @description `TipoCaratteristicaSezioneId` equals the value. */
+                tipoCaratteristicaSezioneId?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
+                tipoCaratteristicaSezioneIdGreaterThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than the value. */
+                tipoCaratteristicaSezioneIdLessThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` differs from the value. */
+                tipoCaratteristicaSezioneIdNotEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdBetween?: number[];
+                /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdIn?: number[];
+                /** @description `IsDisattiva` equals the value. */
+                isDisattiva?: boolean;
+                /** @description `IconaImmagineId` equals the value. */
+                iconaImmagineId?: number;
+                /** @description `IconaImmagineId` is greater than or equal to the value. */
+                iconaImmagineIdGreaterThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` is greater than the value. */
+                iconaImmagineIdGreaterThan?: number;
+                /** @description `IconaImmagineId` is less than the value. */
+                iconaImmagineIdLessThan?: number;
+                /** @description `IconaImmagineId` is less than or equal to the value. */
+                iconaImmagineIdLessThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` differs from the value. */
+                iconaImmagineIdNotEqualTo?: number;
+                /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdBetween?: number[];
+                /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdIn?: number[];
+                /** @description `OrdineVista` equals the value. */
+                ordineVista?: number;
+                /** @description `OrdineVista` is greater than or equal to the value. */
+                ordineVistaGreaterThanOrEqualTo?: number;
+                /** @description `OrdineVista` is greater than the value. */
+                ordineVistaGreaterThan?: number;
+                /** @description `OrdineVista` is less than the value. */
+                ordineVistaLessThan?: number;
+                /** @description `OrdineVista` is less than or equal to the value. */
+                ordineVistaLessThanOrEqualTo?: number;
+                /** @description `OrdineVista` differs from the value. */
+                ordineVistaNotEqualTo?: number;
+                /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaBetween?: number[];
+                /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaIn?: number[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export every characteristic group a search matches (query string)
+         * @description Every record the search matches, streamed page by page from one consistent view of
+         *     the data: the query's filters, `orderBy`, `orderByDesc` and `fields`, without paging
+         *     or `include`. Parameters come from the body (JSON or form); a query parameter fills a
+         *     property the body left out. Requires the `Admin` role. Answers JSON Lines
+         *     (`application/x-ndjson`, the default; `.jsonl`, `format=jsonl`) or CSV (`text/csv`;
+         *     `.csv`, `format=csv`). A JSON Lines export ends with `{"complete":true,"rows":N}`;
+         *     one that fails after it began ends with `{"complete":false,...}` naming the error
+         *     and the `after` to resume from. A CSV export that fails after it began ends without
+         *     HTTP's last chunk. To resume an export cut short, send `after` as the last received
+         *     row's sort values (a JSON array: the order's fields, `Id` last). At most
+         *     EXPORT_CONCURRENCY exports run at once per process (429 beyond).
+         */
+        get: operations["CaratteristicaGruppoQueryExportGetApiCsv"];
+        put?: never;
+        /**
+         * Export every characteristic group a search matches
+         * @description Every record the search matches, streamed page by page from one consistent view of
+         *     the data: the query's filters, `orderBy`, `orderByDesc` and `fields`, without paging
+         *     or `include`. Parameters come from the body (JSON or form); a query parameter fills a
+         *     property the body left out. Requires the `Admin` role. Answers JSON Lines
+         *     (`application/x-ndjson`, the default; `.jsonl`, `format=jsonl`) or CSV (`text/csv`;
+         *     `.csv`, `format=csv`). A JSON Lines export ends with `{"complete":true,"rows":N}`;
+         *     one that fails after it began ends with `{"complete":false,...}` naming the error
+         *     and the `after` to resume from. A CSV export that fails after it began ends without
+         *     HTTP's last chunk. To resume an export cut short, send `after` as the last received
+         *     row's sort values (a JSON array: the order's fields, `Id` last). At most
+         *     EXPORT_CONCURRENCY exports run at once per process (429 beyond).
+         */
+        post: operations["CaratteristicaGruppoQueryExportApiCsv"];
+        delete?: never;
+        options?: never;
+        /**
+         * Export every characteristic group a search matches (query string) (HEAD)
+         * @description Every record the search matches, streamed page by page from one consistent view of
+         *     the data: the query's filters, `orderBy`, `orderByDesc` and `fields`, without paging
+         *     or `include`. Parameters come from the body (JSON or form); a query parameter fills a
+         *     property the body left out. Requires the `Admin` role. Answers JSON Lines
+         *     (`application/x-ndjson`, the default; `.jsonl`, `format=jsonl`) or CSV (`text/csv`;
+         *     `.csv`, `format=csv`). A JSON Lines export ends with `{"complete":true,"rows":N}`;
+         *     one that fails after it began ends with `{"complete":false,...}` naming the error
+         *     and the `after` to resume from. A CSV export that fails after it began ends without
+         *     HTTP's last chunk. To resume an export cut short, send `after` as the last received
+         *     row's sort values (a JSON array: the order's fields, `Id` last). At most
+         *     EXPORT_CONCURRENCY exports run at once per process (429 beyond).
+         */
+        head: operations["CaratteristicaGruppoQueryExportGetApiCsvHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/CaratteristicaGruppoQueryExport.jsonl": {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `Descrizione` equals the value. */
+                descrizione?: string;
+                /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+                descrizioneStartsWith?: string;
+                /** @description `Descrizione` ends with the value, matched literally. */
+                descrizioneEndsWith?: string;
+                /** @description `Descrizione` contains the value, matched literally. */
+                descrizioneContains?: string;
+                /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                descrizioneLike?: string;
+                /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneBetween?: string[];
+                /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneIn?: string[];
+                /** @description `TipoCaratteristicaSezioneId` equals the value. */
+                tipoCaratteristicaSezioneId?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
+                tipoCaratteristicaSezioneIdGreaterThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than the value. */
+                tipoCaratteristicaSezioneIdLessThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` differs from the value. */
+                tipoCaratteristicaSezioneIdNotEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdBetween?: number[];
+                /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdIn?: number[];
+                /** @description `IsDisattiva` equals the value. */
+                isDisattiva?: boolean;
+                /** @description `IconaImmagineId` equals the value. */
+                iconaImmagineId?: number;
+                /** @description `IconaImmagineId` is greater than or equal to the value. */
+                iconaImmagineIdGreaterThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` is greater than the value. */
+                iconaImmagineIdGreaterThan?: number;
+                /** @description `IconaImmagineId` is less than the value. */
+                iconaImmagineIdLessThan?: number;
+                /** @description `IconaImmagineId` is less than or equal to the value. */
+                iconaImmagineIdLessThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` differs from the value. */
+                iconaImmagineIdNotEqualTo?: number;
+                /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdBetween?: number[];
+                /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdIn?: number[];
+                /** @description `OrdineVista` equals the value. */
+                ordineVista?: number;
+                /** @description `OrdineVista` is greater than or equal to the value. */
+                ordineVistaGreaterThanOrEqualTo?: number;
+                /** @description `OrdineVista` is greater than the value. */
+                ordineVistaGreaterThan?: number;
+                /** @description `OrdineVista` is less than the value. */
+                ordineVistaLessThan?: number;
+                /** @description `OrdineVista` is less than or equal to the value. */
+                ordineVistaLessThanOrEqualTo?: number;
+                /** @description `OrdineVista` differs from the value. */
+                ordineVistaNotEqualTo?: number;
+                /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaBetween?: number[];
+                /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaIn?: number[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export every characteristic group a search matches (query string)
+         * @description Every record the search matches, streamed page by page from one consistent view of
+         *     the data: the query's filters, `orderBy`, `orderByDesc` and `fields`, without paging
+         *     or `include`. Parameters come from the body (JSON or form); a query parameter fills a
+         *     property the body left out. Requires the `Admin` role. Answers JSON Lines
+         *     (`application/x-ndjson`, the default; `.jsonl`, `format=jsonl`) or CSV (`text/csv`;
+         *     `.csv`, `format=csv`). A JSON Lines export ends with `{"complete":true,"rows":N}`;
+         *     one that fails after it began ends with `{"complete":false,...}` naming the error
+         *     and the `after` to resume from. A CSV export that fails after it began ends without
+         *     HTTP's last chunk. To resume an export cut short, send `after` as the last received
+         *     row's sort values (a JSON array: the order's fields, `Id` last). At most
+         *     EXPORT_CONCURRENCY exports run at once per process (429 beyond).
+         */
+        get: operations["CaratteristicaGruppoQueryExportGetApiJsonl"];
+        put?: never;
+        /**
+         * Export every characteristic group a search matches
+         * @description Every record the search matches, streamed page by page from one consistent view of
+         *     the data: the query's filters, `orderBy`, `orderByDesc` and `fields`, without paging
+         *     or `include`. Parameters come from the body (JSON or form); a query parameter fills a
+         *     property the body left out. Requires the `Admin` role. Answers JSON Lines
+         *     (`application/x-ndjson`, the default; `.jsonl`, `format=jsonl`) or CSV (`text/csv`;
+         *     `.csv`, `format=csv`). A JSON Lines export ends with `{"complete":true,"rows":N}`;
+         *     one that fails after it began ends with `{"complete":false,...}` naming the error
+         *     and the `after` to resume from. A CSV export that fails after it began ends without
+         *     HTTP's last chunk. To resume an export cut short, send `after` as the last received
+         *     row's sort values (a JSON array: the order's fields, `Id` last). At most
+         *     EXPORT_CONCURRENCY exports run at once per process (429 beyond).
+         */
+        post: operations["CaratteristicaGruppoQueryExportApiJsonl"];
+        delete?: never;
+        options?: never;
+        /**
+         * Export every characteristic group a search matches (query string) (HEAD)
+         * @description Every record the search matches, streamed page by page from one consistent view of
+         *     the data: the query's filters, `orderBy`, `orderByDesc` and `fields`, without paging
+         *     or `include`. Parameters come from the body (JSON or form); a query parameter fills a
+         *     property the body left out. Requires the `Admin` role. Answers JSON Lines
+         *     (`application/x-ndjson`, the default; `.jsonl`, `format=jsonl`) or CSV (`text/csv`;
+         *     `.csv`, `format=csv`). A JSON Lines export ends with `{"complete":true,"rows":N}`;
+         *     one that fails after it began ends with `{"complete":false,...}` naming the error
+         *     and the `after` to resume from. A CSV export that fails after it began ends without
+         *     HTTP's last chunk. To resume an export cut short, send `after` as the last received
+         *     row's sort values (a JSON array: the order's fields, `Id` last). At most
+         *     EXPORT_CONCURRENCY exports run at once per process (429 beyond).
+         */
+        head: operations["CaratteristicaGruppoQueryExportGetApiJsonlHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/json/reply/SoggettoRecapitoQueryExport": {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `SoggettoId` equals the value. */
+                soggettoId?: number;
+                /** @description `SoggettoId` is greater than or equal to the value. */
+                soggettoIdGreaterThanOrEqualTo?: number;
+                /** @description `SoggettoId` is greater than the value. */
+                soggettoIdGreaterThan?: number;
+                /** @description `SoggettoId` is less than the value. */
+                soggettoIdLessThan?: number;
+                /** @description `SoggettoId` is less than or equal to the value. */
+                soggettoIdLessThanOrEqualTo?: number;
+                /** @description `SoggettoId` differs from the value. */
+                soggettoIdNotEqualTo?: number;
+                /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdBetween?: number[];
+                /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdIn?: number[];
+                /** @description `TipoRecapitoId` equals the value. */
+                tipoRecapitoId?: number;
+                /** @description `TipoRecapitoId` is greater than or equal to the value. */
+                tipoRecapitoIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` is greater than the value. */
+                tipoRecapitoIdGreaterThan?: number;
+                /** @description `TipoRecapitoId` is less than the value. */
+                tipoRecapitoIdLessThan?: number;
+                /** @description `TipoRecapitoId` is less than or equal to the value. */
+                tipoRecapitoIdLessThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` differs from the value. */
+                tipoRecapitoIdNotEqualTo?: number;
+                /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdBetween?: number[];
+                /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdIn?: number[];
+                /** @description `Recapito` equals the value. */
+                recapito?: string;
+                /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+                recapitoStartsWith?: string;
+                /** @description `Recapito` ends with the value, matched literally. */
+                recapitoEndsWith?: string;
+                /** @description `Recapito` contains the value, matched literally. */
+                recapitoContains?: string;
+                /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                recapitoLike?: string;
+                /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoBetween?: string[];
+                /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoIn?: string[];
+                /** @description `CodiceEsterno` equals the value. */
+                codiceEsterno?: string;
+                /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+                codiceEsternoStartsWith?: string;
+                /** @description `CodiceEsterno` ends with the value, matched literally. */
+                codiceEsternoEndsWith?: string;
+                /** @description `CodiceEsterno` contains the value, matched literally. */
+                codiceEsternoContains?: string;
+                /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                codiceEsternoLike?: string;
+                /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoBetween?: string[];
+                /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoIn?: string[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export every subject contact a search matches (query string)
+         * @description Every record the search matches, streamed page by page from one consistent view of
+         *     the data: the query's filters, `orderBy`, `orderByDesc` and `fields`, without paging
+         *     or `include`. Parameters come from the body (JSON or form); a query parameter fills a
+         *     property the body left out. Requires the `Admin` role. Answers JSON Lines
+         *     (`application/x-ndjson`, the default; `.jsonl`, `format=jsonl`) or CSV (`text/csv`;
+         *     `.csv`, `format=csv`). A JSON Lines export ends with `{"complete":true,"rows":N}`;
+         *     one that fails after it began ends with `{"complete":false,...}` naming the error
+         *     and the `after` to resume from. A CSV export that fails after it began ends without
+         *     HTTP's last chunk. To resume an export cut short, send `after` as the last received
+         *     row's sort values (a JSON array: the order's fields, `Id` last). At most
+         *     EXPORT_CONCURRENCY exports run at once per process (429 beyond).
+         */
+        get: operations["SoggettoRecapitoQueryExportGet"];
+        put?: never;
+        /**
+         * Export every subject contact a search matches
+         * @description Every record the search matches, streamed page by page from one consistent view of
+         *     the data: the query's filters, `orderBy`, `orderByDesc` and `fields`, without paging
+         *     or `include`. Parameters come from the body (JSON or form); a query parameter fills a
+         *     property the body left out. Requires the `Admin` role. Answers JSON Lines
+         *     (`application/x-ndjson`, the default; `.jsonl`, `format=jsonl`) or CSV (`text/csv`;
+         *     `.csv`, `format=csv`). A JSON Lines export ends with `{"complete":true,"rows":N}`;
+         *     one that fails after it began ends with `{"complete":false,...}` naming the error
+         *     and the `after` to resume from. A CSV export that fails after it began ends without
+         *     HTTP's last chunk. To resume an export cut short, send `after` as the last received
+         *     row's sort values (a JSON array: the order's fields, `Id` last). At most
+         *     EXPORT_CONCURRENCY exports run at once per process (429 beyond).
+         */
+        post: operations["SoggettoRecapitoQueryExport"];
+        delete?: never;
+        options?: never;
+        /**
+         * Export every subject contact a search matches (query string) (HEAD)
+         * @description Every record the search matches, streamed page by page from one consistent view of
+         *     the data: the query's filters, `orderBy`, `orderByDesc` and `fields`, without paging
+         *     or `include`. Parameters come from the body (JSON or form); a query parameter fills a
+         *     property the body left out. Requires the `Admin` role. Answers JSON Lines
+         *     (`application/x-ndjson`, the default; `.jsonl`, `format=jsonl`) or CSV (`text/csv`;
+         *     `.csv`, `format=csv`). A JSON Lines export ends with `{"complete":true,"rows":N}`;
+         *     one that fails after it began ends with `{"complete":false,...}` naming the error
+         *     and the `after` to resume from. A CSV export that fails after it began ends without
+         *     HTTP's last chunk. To resume an export cut short, send `after` as the last received
+         *     row's sort values (a JSON array: the order's fields, `Id` last). At most
+         *     EXPORT_CONCURRENCY exports run at once per process (429 beyond).
+         */
+        head: operations["SoggettoRecapitoQueryExportGetHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/json/reply/SoggettoRecapitoQueryExport.csv": {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `SoggettoId` equals the value. */
+                soggettoId?: number;
+                /** @description `SoggettoId` is greater than or equal to the value. */
+                soggettoIdGreaterThanOrEqualTo?: number;
+                /** @description `SoggettoId` is greater than the value. */
+                soggettoIdGreaterThan?: number;
+                /** @description `SoggettoId` is less than the value. */
+                soggettoIdLessThan?: number;
+                /** @description `SoggettoId` is less than or equal to the value. */
+                soggettoIdLessThanOrEqualTo?: number;
+                /** @description `SoggettoId` differs from the value. */
+                soggettoIdNotEqualTo?: number;
+                /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdBetween?: number[];
+                /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdIn?: number[];
+                /** @description `TipoRecapitoId` equals the value. */
+                tipoRecapitoId?: number;
+                /** @description `TipoRecapitoId` is greater than or equal to the value. */
+                tipoRecapitoIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` is greater than the value. */
+                tipoRecapitoIdGreaterThan?: number;
+                /** @description `TipoRecapitoId` is less than the value. */
+                tipoRecapitoIdLessThan?: number;
+                /** @description `TipoRecapitoId` is less than or equal to the value. */
+                tipoRecapitoIdLessThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` differs from the value. */
+                tipoRecapitoIdNotEqualTo?: number;
+                /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdBetween?: number[];
+                /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdIn?: number[];
+                /** @description `Recapito` equals the value. */
+                recapito?: string;
+                /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+                recapitoStartsWith?: string;
+                /** @description `Recapito` ends with the value, matched literally. */
+                recapitoEndsWith?: string;
+                /** @description `Recapito` contains the value, matched literally. */
+                recapitoContains?: string;
+                /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                recapitoLike?: string;
+                /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoBetween?: string[];
+                /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoIn?: string[];
+                /** @description `CodiceEsterno` equals the value. */
+                codiceEsterno?: string;
+                /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+                codiceEsternoStartsWith?: string;
+                /** @description `CodiceEsterno` ends with the value, matched literally. */
+                codiceEsternoEndsWith?: string;
+                /** @description `CodiceEsterno` contains the value, matched literally. */
+                codiceEsternoContains?: string;
+                /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                codiceEsternoLike?: string;
+                /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoBetween?: string[];
+                /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoIn?: string[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export every subject contact a search matches (query string)
+         * @description Every record the search matches, streamed page by page from one consistent view of
+         *     the data: the query's filters, `orderBy`, `orderByDesc` and `fields`, without paging
+         *     or `include`. Parameters come from the body (JSON or form); a query parameter fills a
+         *     property the body left out. Requires the `Admin` role. Answers JSON Lines
+         *     (`application/x-ndjson`, the default; `.jsonl`, `format=jsonl`) or CSV (`text/csv`;
+         *     `.csv`, `format=csv`). A JSON Lines export ends with `{"complete":true,"rows":N}`;
+         *     one that fails after it began ends with `{"complete":false,...}` naming the error
+         *     and the `after` to resume from. A CSV export that fails after it began ends without
+         *     HTTP's last chunk. To resume an export cut short, send `after` as the last received
+         *     row's sort values (a JSON array: the order's fields, `Id` last). At most
+         *     EXPORT_CONCURRENCY exports run at once per process (429 beyond).
+         */
+        get: operations["SoggettoRecapitoQueryExportGetCsv"];
+        put?: never;
+        /**
+         * Export every subject contact a search matches
+         * @description Every record the search matches, streamed page by page from one consistent view of
+         *     the data: the query's filters, `orderBy`, `orderByDesc` and `fields`, without paging
+         *     or `include`. Parameters come from the body (JSON or form); a query parameter fills a
+         *     property the body left out. Requires the `Admin` role. Answers JSON Lines
+         *     (`application/x-ndjson`, the default; `.jsonl`, `format=jsonl`) or CSV (`text/csv`;
+         *     `.csv`, `format=csv`). A JSON Lines export ends with `{"complete":true,"rows":N}`;
+         *     one that fails after it began ends with `{"complete":false,...}` naming the error
+         *     and the `after` to resume from. A CSV export that fails after it began ends without
+         *     HTTP's last chunk. To resume an export cut short, send `after` as the last received
+         *     row's sort values (a JSON array: the order's fields, `Id` last). At most
+         *     EXPORT_CONCURRENCY exports run at once per process (429 beyond).
+         */
+        post: operations["SoggettoRecapitoQueryExportCsv"];
+        delete?: never;
+        options?: never;
+        /**
+         * Export every subject contact a search matches (query string) (HEAD)
+         * @description Every record the search matches, streamed page by page from one consistent view of
+         *     the data: the query's filters, `orderBy`, `orderByDesc` and `fields`, without paging
+         *     or `include`. Parameters come from the body (JSON or form); a query parameter fills a
+         *     property the body left out. Requires the `Admin` role. Answers JSON Lines
+         *     (`application/x-ndjson`, the default; `.jsonl`, `format=jsonl`) or CSV (`text/csv`;
+         *     `.csv`, `format=csv`). A JSON Lines export ends with `{"complete":true,"rows":N}`;
+         *     one that fails after it began ends with `{"complete":false,...}` naming the error
+         *     and the `after` to resume from. A CSV export that fails after it began ends without
+         *     HTTP's last chunk. To resume an export cut short, send `after` as the last received
+         *     row's sort values (a JSON array: the order's fields, `Id` last). At most
+         *     EXPORT_CONCURRENCY exports run at once per process (429 beyond).
+         */
+        head: operations["SoggettoRecapitoQueryExportGetCsvHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/json/reply/SoggettoRecapitoQueryExport.jsonl": {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `SoggettoId` equals the value. */
+                soggettoId?: number;
+                /** @description `SoggettoId` is greater than or equal to the value. */
+                soggettoIdGreaterThanOrEqualTo?: number;
+                /** @description `SoggettoId` is greater than the value. */
+                soggettoIdGreaterThan?: number;
+                /** @description `SoggettoId` is less than the value. */
+                soggettoIdLessThan?: number;
+                /** @description `SoggettoId` is less than or equal to the value. */
+                soggettoIdLessThanOrEqualTo?: number;
+                /** @description `SoggettoId` differs from the value. */
+                soggettoIdNotEqualTo?: number;
+                /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdBetween?: number[];
+                /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdIn?: number[];
+                /** @description `TipoRecapitoId` equals the value. */
+                tipoRecapitoId?: number;
+                /** @description `TipoRecapitoId` is greater than or equal to the value. */
+                tipoRecapitoIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` is greater than the value. */
+                tipoRecapitoIdGreaterThan?: number;
+                /** @description `TipoRecapitoId` is less than the value. */
+                tipoRecapitoIdLessThan?: number;
+                /** @description `TipoRecapitoId` is less than or equal to the value. */
+                tipoRecapitoIdLessThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` differs from the value. */
+                tipoRecapitoIdNotEqualTo?: number;
+                /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdBetween?: number[];
+                /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdIn?: number[];
+                /** @description `Recapito` equals the value. */
+                recapito?: string;
+                /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+                recapitoStartsWith?: string;
+                /** @description `Recapito` ends with the value, matched literally. */
+                recapitoEndsWith?: string;
+                /** @description `Recapito` contains the value, matched literally. */
+                recapitoContains?: string;
+                /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                recapitoLike?: string;
+                /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoBetween?: string[];
+                /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoIn?: string[];
+                /** @description `CodiceEsterno` equals the value. */
+                codiceEsterno?: string;
+                /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+                codiceEsternoStartsWith?: string;
+                /** @description `CodiceEsterno` ends with the value, matched literally. */
+                codiceEsternoEndsWith?: string;
+                /** @description `CodiceEsterno` contains the value, matched literally. */
+                codiceEsternoContains?: string;
+                /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                codiceEsternoLike?: string;
+                /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoBetween?: string[];
+                /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoIn?: string[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export every subject contact a search matches (query string)
+         * @description Every record the search matches, streamed page by page from one consistent view of
+         *     the data: the query's filters, `orderBy`, `orderByDesc` and `fields`, without paging
+         *     or `include`. Parameters come from the body (JSON or form); a query parameter fills a
+         *     property the body left out. Requires the `Admin` role. Answers JSON Lines
+         *     (`application/x-ndjson`, the default; `.jsonl`, `format=jsonl`) or CSV (`text/csv`;
+         *     `.csv`, `format=csv`). A JSON Lines export ends with `{"complete":true,"rows":N}`;
+         *     one that fails after it began ends with `{"complete":false,...}` naming the error
+         *     and the `after` to resume from. A CSV export that fails after it began ends without
+         *     HTTP's last chunk. To resume an export cut short, send `after` as the last received
+         *     row's sort values (a JSON array: the order's fields, `Id` last). At most
+         *     EXPORT_CONCURRENCY exports run at once per process (429 beyond).
+         */
+        get: operations["SoggettoRecapitoQueryExportGetJsonl"];
+        put?: never;
+        /**
+         * Export every subject contact a search matches
+         * @description Every record the search matches, streamed page by page from one consistent view of
+         *     the data: the query's filters, `orderBy`, `orderByDesc` and `fields`, without paging
+         *     or `include`. Parameters come from the body (JSON or form); a query parameter fills a
+         *     property the body left out. Requires the `Admin` role. Answers JSON Lines
+         *     (`application/x-ndjson`, the default; `.jsonl`, `format=jsonl`) or CSV (`text/csv`;
+         *     `.csv`, `format=csv`). A JSON Lines export ends with `{"complete":true,"rows":N}`;
+         *     one that fails after it began ends with `{"complete":false,...}` naming the error
+         *     and the `after` to resume from. A CSV export that fails after it began ends without
+         *     HTTP's last chunk. To resume an export cut short, send `after` as the last received
+         *     row's sort values (a JSON array: the order's fields, `Id` last). At most
+         *     EXPORT_CONCURRENCY exports run at once per process (429 beyond).
+         */
+        post: operations["SoggettoRecapitoQueryExportJsonl"];
+        delete?: never;
+        options?: never;
+        /**
+         * Export every subject contact a search matches (query string) (HEAD)
+         * @description Every record the search matches, streamed page by page from one consistent view of
+         *     the data: the query's filters, `orderBy`, `orderByDesc` and `fields`, without paging
+         *     or `include`. Parameters come from the body (JSON or form); a query parameter fills a
+         *     property the body left out. Requires the `Admin` role. Answers JSON Lines
+         *     (`application/x-ndjson`, the default; `.jsonl`, `format=jsonl`) or CSV (`text/csv`;
+         *     `.csv`, `format=csv`). A JSON Lines export ends with `{"complete":true,"rows":N}`;
+         *     one that fails after it began ends with `{"complete":false,...}` naming the error
+         *     and the `after` to resume from. A CSV export that fails after it began ends without
+         *     HTTP's last chunk. To resume an export cut short, send `after` as the last received
+         *     row's sort values (a JSON array: the order's fields, `Id` last). At most
+         *     EXPORT_CONCURRENCY exports run at once per process (429 beyond).
+         */
+        head: operations["SoggettoRecapitoQueryExportGetJsonlHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/SoggettoRecapitoQueryExport": {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `SoggettoId` equals the value. */
+                soggettoId?: number;
+                /** @description `SoggettoId` is greater than or equal to the value. */
+                soggettoIdGreaterThanOrEqualTo?: number;
+                /** @description `SoggettoId` is greater than the value. */
+                soggettoIdGreaterThan?: number;
+                /** @description `SoggettoId` is less than the value. */
+                soggettoIdLessThan?: number;
+                /** @description `SoggettoId` is less than or equal to the value. */
+                soggettoIdLessThanOrEqualTo?: number;
+                /** @description `SoggettoId` differs from the value. */
+                soggettoIdNotEqualTo?: number;
+                /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdBetween?: number[];
+                /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdIn?: number[];
+                /** @description `TipoRecapitoId` equals the value. */
+                tipoRecapitoId?: number;
+                /** @description `TipoRecapitoId` is greater than or equal to the value. */
+                tipoRecapitoIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` is greater than the value. */
+                tipoRecapitoIdGreaterThan?: number;
+                /** @description `TipoRecapitoId` is less than the value. */
+                tipoRecapitoIdLessThan?: number;
+                /** @description `TipoRecapitoId` is less than or equal to the value. */
+                tipoRecapitoIdLessThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` differs from the value. */
+                tipoRecapitoIdNotEqualTo?: number;
+                /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdBetween?: number[];
+                /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdIn?: number[];
+                /** @description `Recapito` equals the value. */
+                recapito?: string;
+                /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+                recapitoStartsWith?: string;
+                /** @description `Recapito` ends with the value, matched literally. */
+                recapitoEndsWith?: string;
+                /** @description `Recapito` contains the value, matched literally. */
+                recapitoContains?: string;
+                /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                recapitoLike?: string;
+                /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoBetween?: string[];
+                /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoIn?: string[];
+                /** @description `CodiceEsterno` equals the value. */
+                codiceEsterno?: string;
+                /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+                codiceEsternoStartsWith?: string;
+                /** @description `CodiceEsterno` ends with the value, matched literally. */
+                codiceEsternoEndsWith?: string;
+                /** @description `CodiceEsterno` contains the value, matched literally. */
+                codiceEsternoContains?: string;
+                /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                codiceEsternoLike?: string;
+                /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoBetween?: string[];
+                /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoIn?: string[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export every subject contact a search matches (query string)
+         * @description Every record the search matches, streamed page by page from one consistent view of
+         *     the data: the query's filters, `orderBy`, `orderByDesc` and `fields`, without paging
+         *     or `include`. Parameters come from the body (JSON or form); a query parameter fills a
+         *     property the body left out. Requires the `Admin` role. Answers JSON Lines
+         *     (`application/x-ndjson`, the default; `.jsonl`, `format=jsonl`) or CSV (`text/csv`;
+         *     `.csv`, `format=csv`). A JSON Lines export ends with `{"complete":true,"rows":N}`;
+         *     one that fails after it began ends with `{"complete":false,...}` naming the error
+         *     and the `after` to resume from. A CSV export that fails after it began ends without
+         *     HTTP's last chunk. To resume an export cut short, send `after` as the last received
+         *     row's sort values (a JSON array: the order's fields, `Id` last). At most
+         *     EXPORT_CONCURRENCY exports run at once per process (429 beyond).
+         */
+        get: operations["SoggettoRecapitoQueryExportGetApi"];
+        put?: never;
+        /**
+         * Export every subject contact a search matches
+         * @description Every record the search matches, streamed page by page from one consistent view of
+         *     the data: the query's filters, `orderBy`, `orderByDesc` and `fields`, without paging
+         *     or `include`. Parameters come from the body (JSON or form); a query parameter fills a
+         *     property the body left out. Requires the `Admin` role. Answers JSON Lines
+         *     (`application/x-ndjson`, the default; `.jsonl`, `format=jsonl`) or CSV (`text/csv`;
+         *     `.csv`, `format=csv`). A JSON Lines export ends with `{"complete":true,"rows":N}`;
+         *     one that fails after it began ends with `{"complete":false,...}` naming the error
+         *     and the `after` to resume from. A CSV export that fails after it began ends without
+         *     HTTP's last chunk. To resume an export cut short, send `after` as the last received
+         *     row's sort values (a JSON array: the order's fields, `Id` last). At most
+         *     EXPORT_CONCURRENCY exports run at once per process (429 beyond).
+         */
+        post: operations["SoggettoRecapitoQueryExportApi"];
+        delete?: never;
+        options?: never;
+        /**
+         * Export every subject contact a search matches (query string) (HEAD)
+         * @description Every record the search matches, streamed page by page from one consistent view of
+         *     the data: the query's filters, `orderBy`, `orderByDesc` and `fields`, without paging
+         *     or `include`. Parameters come from the body (JSON or form); a query parameter fills a
+         *     property the body left out. Requires the `Admin` role. Answers JSON Lines
+         *     (`application/x-ndjson`, the default; `.jsonl`, `format=jsonl`) or CSV (`text/csv`;
+         *     `.csv`, `format=csv`). A JSON Lines export ends with `{"complete":true,"rows":N}`;
+         *     one that fails after it began ends with `{"complete":false,...}` naming the error
+         *     and the `after` to resume from. A CSV export that fails after it began ends without
+         *     HTTP's last chunk. To resume an export cut short, send `after` as the last received
+         *     row's sort values (a JSON array: the order's fields, `Id` last). At most
+         *     EXPORT_CONCURRENCY exports run at once per process (429 beyond).
+         */
+        head: operations["SoggettoRecapitoQueryExportGetApiHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/SoggettoRecapitoQueryExport.csv": {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `SoggettoId` equals the value. */
+                soggettoId?: number;
+                /** @description `SoggettoId` is greater than or equal to the value. */
+                soggettoIdGreaterThanOrEqualTo?: number;
+                /** @description `SoggettoId` is greater than the value. */
+                soggettoIdGreaterThan?: number;
+                /** @description `SoggettoId` is less than the value. */
+                soggettoIdLessThan?: number;
+                /** @description `SoggettoId` is less than or equal to the value. */
+                soggettoIdLessThanOrEqualTo?: number;
+                /** @description `SoggettoId` differs from the value. */
+                soggettoIdNotEqualTo?: number;
+                /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdBetween?: number[];
+                /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdIn?: number[];
+                /** @description `TipoRecapitoId` equals the value. */
+                tipoRecapitoId?: number;
+                /** @description `TipoRecapitoId` is greater than or equal to the value. */
+                tipoRecapitoIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` is greater than the value. */
+                tipoRecapitoIdGreaterThan?: number;
+                /** @description `TipoRecapitoId` is less than the value. */
+                tipoRecapitoIdLessThan?: number;
+                /** @description `TipoRecapitoId` is less than or equal to the value. */
+                tipoRecapitoIdLessThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` differs from the value. */
+                tipoRecapitoIdNotEqualTo?: number;
+                /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdBetween?: number[];
+                /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdIn?: number[];
+                /** @description `Recapito` equals the value. */
+                recapito?: string;
+                /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+                recapitoStartsWith?: string;
+                /** @description `Recapito` ends with the value, matched literally. */
+                recapitoEndsWith?: string;
+                /** @description `Recapito` contains the value, matched literally. */
+                recapitoContains?: string;
+                /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                recapitoLike?: string;
+                /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoBetween?: string[];
+                /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoIn?: string[];
+                /** @description `CodiceEsterno` equals the value. */
+                codiceEsterno?: string;
+                /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+                codiceEsternoStartsWith?: string;
+                /** @description `CodiceEsterno` ends with the value, matched literally. */
+                codiceEsternoEndsWith?: string;
+                /** @description `CodiceEsterno` contains the value, matched literally. */
+                codiceEsternoContains?: string;
+                /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                codiceEsternoLike?: string;
+                /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoBetween?: string[];
+                /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoIn?: string[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export every subject contact a search matches (query string)
+         * @description Every record the search matches, streamed page by page from one consistent view of
+         *     the data: the query's filters, `orderBy`, `orderByDesc` and `fields`, without paging
+         *     or `include`. Parameters come from the body (JSON or form); a query parameter fills a
+         *     property the body left out. Requires the `Admin` role. Answers JSON Lines
+         *     (`application/x-ndjson`, the default; `.jsonl`, `format=jsonl`) or CSV (`text/csv`;
+         *     `.csv`, `format=csv`). A JSON Lines export ends with `{"complete":true,"rows":N}`;
+         *     one that fails after it began ends with `{"complete":false,...}` naming the error
+         *     and the `after` to resume from. A CSV export that fails after it began ends without
+         *     HTTP's last chunk. To resume an export cut short, send `after` as the last received
+         *     row's sort values (a JSON array: the order's fields, `Id` last). At most
+         *     EXPORT_CONCURRENCY exports run at once per process (429 beyond).
+         */
+        get: operations["SoggettoRecapitoQueryExportGetApiCsv"];
+        put?: never;
+        /**
+         * Export every subject contact a search matches
+         * @description Every record the search matches, streamed page by page from one consistent view of
+         *     the data: the query's filters, `orderBy`, `orderByDesc` and `fields`, without paging
+         *     or `include`. Parameters come from the body (JSON or form); a query parameter fills a
+         *     property the body left out. Requires the `Admin` role. Answers JSON Lines
+         *     (`application/x-ndjson`, the default; `.jsonl`, `format=jsonl`) or CSV (`text/csv`;
+         *     `.csv`, `format=csv`). A JSON Lines export ends with `{"complete":true,"rows":N}`;
+         *     one that fails after it began ends with `{"complete":false,...}` naming the error
+         *     and the `after` to resume from. A CSV export that fails after it began ends without
+         *     HTTP's last chunk. To resume an export cut short, send `after` as the last received
+         *     row's sort values (a JSON array: the order's fields, `Id` last). At most
+         *     EXPORT_CONCURRENCY exports run at once per process (429 beyond).
+         */
+        post: operations["SoggettoRecapitoQueryExportApiCsv"];
+        delete?: never;
+        options?: never;
+        /**
+         * Export every subject contact a search matches (query string) (HEAD)
+         * @description Every record the search matches, streamed page by page from one consistent view of
+         *     the data: the query's filters, `orderBy`, `orderByDesc` and `fields`, without paging
+         *     or `include`. Parameters come from the body (JSON or form); a query parameter fills a
+         *     property the body left out. Requires the `Admin` role. Answers JSON Lines
+         *     (`application/x-ndjson`, the default; `.jsonl`, `format=jsonl`) or CSV (`text/csv`;
+         *     `.csv`, `format=csv`). A JSON Lines export ends with `{"complete":true,"rows":N}`;
+         *     one that fails after it began ends with `{"complete":false,...}` naming the error
+         *     and the `after` to resume from. A CSV export that fails after it began ends without
+         *     HTTP's last chunk. To resume an export cut short, send `after` as the last received
+         *     row's sort values (a JSON array: the order's fields, `Id` last). At most
+         *     EXPORT_CONCURRENCY exports run at once per process (429 beyond).
+         */
+        head: operations["SoggettoRecapitoQueryExportGetApiCsvHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/SoggettoRecapitoQueryExport.jsonl": {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `SoggettoId` equals the value. */
+                soggettoId?: number;
+                /** @description `SoggettoId` is greater than or equal to the value. */
+                soggettoIdGreaterThanOrEqualTo?: number;
+                /** @description `SoggettoId` is greater than the value. */
+                soggettoIdGreaterThan?: number;
+                /** @description `SoggettoId` is less than the value. */
+                soggettoIdLessThan?: number;
+                /** @description `SoggettoId` is less than or equal to the value. */
+                soggettoIdLessThanOrEqualTo?: number;
+                /** @description `SoggettoId` differs from the value. */
+                soggettoIdNotEqualTo?: number;
+                /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdBetween?: number[];
+                /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdIn?: number[];
+                /** @description `TipoRecapitoId` equals the value. */
+                tipoRecapitoId?: number;
+                /** @description `TipoRecapitoId` is greater than or equal to the value. */
+                tipoRecapitoIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` is greater than the value. */
+                tipoRecapitoIdGreaterThan?: number;
+                /** @description `TipoRecapitoId` is less than the value. */
+                tipoRecapitoIdLessThan?: number;
+                /** @description `TipoRecapitoId` is less than or equal to the value. */
+                tipoRecapitoIdLessThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` differs from the value. */
+                tipoRecapitoIdNotEqualTo?: number;
+                /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdBetween?: number[];
+                /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdIn?: number[];
+                /** @description `Recapito` equals the value. */
+                recapito?: string;
+                /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+                recapitoStartsWith?: string;
+                /** @description `Recapito` ends with the value, matched literally. */
+                recapitoEndsWith?: string;
+                /** @description `Recapito` contains the value, matched literally. */
+                recapitoContains?: string;
+                /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                recapitoLike?: string;
+                /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoBetween?: string[];
+                /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoIn?: string[];
+                /** @description `CodiceEsterno` equals the value. */
+                codiceEsterno?: string;
+                /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+                codiceEsternoStartsWith?: string;
+                /** @description `CodiceEsterno` ends with the value, matched literally. */
+                codiceEsternoEndsWith?: string;
+                /** @description `CodiceEsterno` contains the value, matched literally. */
+                codiceEsternoContains?: string;
+                /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                codiceEsternoLike?: string;
+                /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoBetween?: string[];
+                /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoIn?: string[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export every subject contact a search matches (query string)
+         * @description Every record the search matches, streamed page by page from one consistent view of
+         *     the data: the query's filters, `orderBy`, `orderByDesc` and `fields`, without paging
+         *     or `include`. Parameters come from the body (JSON or form); a query parameter fills a
+         *     property the body left out. Requires the `Admin` role. Answers JSON Lines
+         *     (`application/x-ndjson`, the default; `.jsonl`, `format=jsonl`) or CSV (`text/csv`;
+         *     `.csv`, `format=csv`). A JSON Lines export ends with `{"complete":true,"rows":N}`;
+         *     one that fails after it began ends with `{"complete":false,...}` naming the error
+         *     and the `after` to resume from. A CSV export that fails after it began ends without
+         *     HTTP's last chunk. To resume an export cut short, send `after` as the last received
+         *     row's sort values (a JSON array: the order's fields, `Id` last). At most
+         *     EXPORT_CONCURRENCY exports run at once per process (429 beyond).
+         */
+        get: operations["SoggettoRecapitoQueryExportGetApiJsonl"];
+        put?: never;
+        /**
+         * Export every subject contact a search matches
+         * @description Every record the search matches, streamed page by page from one consistent view of
+         *     the data: the query's filters, `orderBy`, `orderByDesc` and `fields`, without paging
+         *     or `include`. Parameters come from the body (JSON or form); a query parameter fills a
+         *     property the body left out. Requires the `Admin` role. Answers JSON Lines
+         *     (`application/x-ndjson`, the default; `.jsonl`, `format=jsonl`) or CSV (`text/csv`;
+         *     `.csv`, `format=csv`). A JSON Lines export ends with `{"complete":true,"rows":N}`;
+         *     one that fails after it began ends with `{"complete":false,...}` naming the error
+         *     and the `after` to resume from. A CSV export that fails after it began ends without
+         *     HTTP's last chunk. To resume an export cut short, send `after` as the last received
+         *     row's sort values (a JSON array: the order's fields, `Id` last). At most
+         *     EXPORT_CONCURRENCY exports run at once per process (429 beyond).
+         */
+        post: operations["SoggettoRecapitoQueryExportApiJsonl"];
+        delete?: never;
+        options?: never;
+        /**
+         * Export every subject contact a search matches (query string) (HEAD)
+         * @description Every record the search matches, streamed page by page from one consistent view of
+         *     the data: the query's filters, `orderBy`, `orderByDesc` and `fields`, without paging
+         *     or `include`. Parameters come from the body (JSON or form); a query parameter fills a
+         *     property the body left out. Requires the `Admin` role. Answers JSON Lines
+         *     (`application/x-ndjson`, the default; `.jsonl`, `format=jsonl`) or CSV (`text/csv`;
+         *     `.csv`, `format=csv`). A JSON Lines export ends with `{"complete":true,"rows":N}`;
+         *     one that fails after it began ends with `{"complete":false,...}` naming the error
+         *     and the `after` to resume from. A CSV export that fails after it began ends without
+         *     HTTP's last chunk. To resume an export cut short, send `after` as the last received
+         *     row's sort values (a JSON array: the order's fields, `Id` last). At most
+         *     EXPORT_CONCURRENCY exports run at once per process (429 beyond).
+         */
+        head: operations["SoggettoRecapitoQueryExportGetApiJsonlHead"];
+        patch?: never;
+        trace?: never;
+    };
     "/auth/credentials": {
         parameters: {
             query?: never;
@@ -3351,6 +5139,330 @@ export interface components {
             };
             responseStatus?: components["schemas"]["ResponseStatus"];
         };
+        /** @description Filters of `CaratteristicaGruppo` (combined with AND), order and fields of an export: the query's, without paging. Names are case-insensitive; null counts as absent. */
+        CaratteristicaGruppoQueryExport: {
+            /**
+             * Format: int32
+             * @description `Id` equals the value.
+             */
+            id?: number;
+            /**
+             * Format: int32
+             * @description `Id` is greater than or equal to the value.
+             */
+            idGreaterThanOrEqualTo?: number;
+            /**
+             * Format: int32
+             * @description `Id` is greater than the value.
+             */
+            idGreaterThan?: number;
+            /**
+             * Format: int32
+             * @description `Id` is less than the value.
+             */
+            idLessThan?: number;
+            /**
+             * Format: int32
+             * @description `Id` is less than or equal to the value.
+             */
+            idLessThanOrEqualTo?: number;
+            /**
+             * Format: int32
+             * @description `Id` differs from the value.
+             */
+            idNotEqualTo?: number;
+            /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). */
+            idBetween?: number[];
+            /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. */
+            idIn?: number[];
+            /** @description `Descrizione` equals the value. */
+            descrizione?: string;
+            /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+            descrizioneStartsWith?: string;
+            /** @description `Descrizione` ends with the value, matched literally. */
+            descrizioneEndsWith?: string;
+            /** @description `Descrizione` contains the value, matched literally. */
+            descrizioneContains?: string;
+            /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+            descrizioneLike?: string;
+            /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). */
+            descrizioneBetween?: string[];
+            /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. */
+            descrizioneIn?: string[];
+            /**
+             * Format: int32
+             * @description `TipoCaratteristicaSezioneId` equals the value.
+             */
+            tipoCaratteristicaSezioneId?: number;
+            /**
+             * Format: int32
+             * @description `TipoCaratteristicaSezioneId` is greater than or equal to the value.
+             */
+            tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+            /**
+             * Format: int32
+             * @description `TipoCaratteristicaSezioneId` is greater than the value.
+             */
+            tipoCaratteristicaSezioneIdGreaterThan?: number;
+            /**
+             * Format: int32
+             * @description `TipoCaratteristicaSezioneId` is less than the value.
+             */
+            tipoCaratteristicaSezioneIdLessThan?: number;
+            /**
+             * Format: int32
+             * @description `TipoCaratteristicaSezioneId` is less than or equal to the value.
+             */
+            tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+            /**
+             * Format: int32
+             * @description `TipoCaratteristicaSezioneId` differs from the value.
+             */
+            tipoCaratteristicaSezioneIdNotEqualTo?: number;
+            /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). */
+            tipoCaratteristicaSezioneIdBetween?: number[];
+            /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. */
+            tipoCaratteristicaSezioneIdIn?: number[];
+            /** @description `IsDisattiva` equals the value. */
+            isDisattiva?: boolean;
+            /**
+             * Format: int32
+             * @description `IconaImmagineId` equals the value.
+             */
+            iconaImmagineId?: number;
+            /**
+             * Format: int32
+             * @description `IconaImmagineId` is greater than or equal to the value.
+             */
+            iconaImmagineIdGreaterThanOrEqualTo?: number;
+            /**
+             * Format: int32
+             * @description `IconaImmagineId` is greater than the value.
+             */
+            iconaImmagineIdGreaterThan?: number;
+            /**
+             * Format: int32
+             * @description `IconaImmagineId` is less than the value.
+             */
+            iconaImmagineIdLessThan?: number;
+            /**
+             * Format: int32
+             * @description `IconaImmagineId` is less than or equal to the value.
+             */
+            iconaImmagineIdLessThanOrEqualTo?: number;
+            /**
+             * Format: int32
+             * @description `IconaImmagineId` differs from the value.
+             */
+            iconaImmagineIdNotEqualTo?: number;
+            /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). */
+            iconaImmagineIdBetween?: number[];
+            /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. */
+            iconaImmagineIdIn?: number[];
+            /**
+             * Format: int32
+             * @description `OrdineVista` equals the value.
+             */
+            ordineVista?: number;
+            /**
+             * Format: int32
+             * @description `OrdineVista` is greater than or equal to the value.
+             */
+            ordineVistaGreaterThanOrEqualTo?: number;
+            /**
+             * Format: int32
+             * @description `OrdineVista` is greater than the value.
+             */
+            ordineVistaGreaterThan?: number;
+            /**
+             * Format: int32
+             * @description `OrdineVista` is less than the value.
+             */
+            ordineVistaLessThan?: number;
+            /**
+             * Format: int32
+             * @description `OrdineVista` is less than or equal to the value.
+             */
+            ordineVistaLessThanOrEqualTo?: number;
+            /**
+             * Format: int32
+             * @description `OrdineVista` differs from the value.
+             */
+            ordineVistaNotEqualTo?: number;
+            /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). */
+            ordineVistaBetween?: number[];
+            /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. */
+            ordineVistaIn?: number[];
+            /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+            after?: string;
+            /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+            orderBy?: string;
+            /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+            orderByDesc?: string;
+            /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+            fields?: string;
+            /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. */
+            meta?: {
+                [key: string]: string;
+            };
+        };
+        /** @description The last line of a JSON Lines export: `complete` true when every row was sent; false, with `responseStatus` and `after`, when the export failed after it began. */
+        ExportEnd: {
+            complete: boolean;
+            /**
+             * Format: int32
+             * @description Rows sent (ids are int32, so no table holds more).
+             */
+            rows: number;
+            /** @description The cursor of the last row sent: `after` resumes from it. */
+            after?: string;
+            responseStatus?: components["schemas"]["ResponseStatus"];
+        };
+        /** @description Filters of `SoggettoRecapito` (combined with AND), order and fields of an export: the query's, without paging. Names are case-insensitive; null counts as absent. */
+        SoggettoRecapitoQueryExport: {
+            /**
+             * Format: int32
+             * @description `Id` equals the value.
+             */
+            id?: number;
+            /**
+             * Format: int32
+             * @description `Id` is greater than or equal to the value.
+             */
+            idGreaterThanOrEqualTo?: number;
+            /**
+             * Format: int32
+             * @description `Id` is greater than the value.
+             */
+            idGreaterThan?: number;
+            /**
+             * Format: int32
+             * @description `Id` is less than the value.
+             */
+            idLessThan?: number;
+            /**
+             * Format: int32
+             * @description `Id` is less than or equal to the value.
+             */
+            idLessThanOrEqualTo?: number;
+            /**
+             * Format: int32
+             * @description `Id` differs from the value.
+             */
+            idNotEqualTo?: number;
+            /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). */
+            idBetween?: number[];
+            /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. */
+            idIn?: number[];
+            /**
+             * Format: int32
+             * @description `SoggettoId` equals the value.
+             */
+            soggettoId?: number;
+            /**
+             * Format: int32
+             * @description `SoggettoId` is greater than or equal to the value.
+             */
+            soggettoIdGreaterThanOrEqualTo?: number;
+            /**
+             * Format: int32
+             * @description `SoggettoId` is greater than the value.
+             */
+            soggettoIdGreaterThan?: number;
+            /**
+             * Format: int32
+             * @description `SoggettoId` is less than the value.
+             */
+            soggettoIdLessThan?: number;
+            /**
+             * Format: int32
+             * @description `SoggettoId` is less than or equal to the value.
+             */
+            soggettoIdLessThanOrEqualTo?: number;
+            /**
+             * Format: int32
+             * @description `SoggettoId` differs from the value.
+             */
+            soggettoIdNotEqualTo?: number;
+            /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). */
+            soggettoIdBetween?: number[];
+            /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. */
+            soggettoIdIn?: number[];
+            /**
+             * Format: int32
+             * @description `TipoRecapitoId` equals the value.
+             */
+            tipoRecapitoId?: number;
+            /**
+             * Format: int32
+             * @description `TipoRecapitoId` is greater than or equal to the value.
+             */
+            tipoRecapitoIdGreaterThanOrEqualTo?: number;
+            /**
+             * Format: int32
+             * @description `TipoRecapitoId` is greater than the value.
+             */
+            tipoRecapitoIdGreaterThan?: number;
+            /**
+             * Format: int32
+             * @description `TipoRecapitoId` is less than the value.
+             */
+            tipoRecapitoIdLessThan?: number;
+            /**
+             * Format: int32
+             * @description `TipoRecapitoId` is less than or equal to the value.
+             */
+            tipoRecapitoIdLessThanOrEqualTo?: number;
+            /**
+             * Format: int32
+             * @description `TipoRecapitoId` differs from the value.
+             */
+            tipoRecapitoIdNotEqualTo?: number;
+            /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). */
+            tipoRecapitoIdBetween?: number[];
+            /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. */
+            tipoRecapitoIdIn?: number[];
+            /** @description `Recapito` equals the value. */
+            recapito?: string;
+            /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+            recapitoStartsWith?: string;
+            /** @description `Recapito` ends with the value, matched literally. */
+            recapitoEndsWith?: string;
+            /** @description `Recapito` contains the value, matched literally. */
+            recapitoContains?: string;
+            /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+            recapitoLike?: string;
+            /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). */
+            recapitoBetween?: string[];
+            /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. */
+            recapitoIn?: string[];
+            /** @description `CodiceEsterno` equals the value. */
+            codiceEsterno?: string;
+            /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+            codiceEsternoStartsWith?: string;
+            /** @description `CodiceEsterno` ends with the value, matched literally. */
+            codiceEsternoEndsWith?: string;
+            /** @description `CodiceEsterno` contains the value, matched literally. */
+            codiceEsternoContains?: string;
+            /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+            codiceEsternoLike?: string;
+            /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). */
+            codiceEsternoBetween?: string[];
+            /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. */
+            codiceEsternoIn?: string[];
+            /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+            after?: string;
+            /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+            orderBy?: string;
+            /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+            orderByDesc?: string;
+            /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+            fields?: string;
+            /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. */
+            meta?: {
+                [key: string]: string;
+            };
+        };
     };
     responses: {
         /** @description The service is up (and, for `/ready`, the database is reachable). */
@@ -3747,12 +5859,12 @@ export interface components {
                 "Retry-After": number;
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 /**
-                 * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`. Sent on every answer that reached the limit's counter while the limit is on.
+                 * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`; for a limit of requests running at once (the exports), the quota unit `qu="concurrent-requests"` instead of a window, such as `"export";q=2;qu="concurrent-requests"`. Sent on every answer that reached the limit's counter while the limit is on.
                  * @example "register";q=10;w=60
                  */
                 "RateLimit-Policy": string;
                 /**
-                 * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42`. The same figures on every node.
+                 * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42` (for the exports: the exports that may still start in this process, and 1 when none may). The same figures on every node.
                  * @example "register";r=9;t=42
                  */
                 RateLimit: string;
@@ -3808,6 +5920,218 @@ export interface components {
                  *       "responseStatus": {
                  *         "errorCode": "ServiceUnavailable",
                  *         "message": "The service is temporarily unavailable",
+                 *         "errors": []
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /**
+         * @description Invalid input (first field error's code at the top level, every field error in
+         *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+         */
+        BadRequestExport: {
+            headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "responseStatus": {
+                 *         "errorCode": "InvalidType",
+                 *         "message": "IdIn: 2147483648 is not an int32",
+                 *         "errors": [
+                 *           {
+                 *             "errorCode": "InvalidType",
+                 *             "fieldName": "IdIn",
+                 *             "message": "IdIn: 2147483648 is not an int32"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description No, malformed, expired or badly signed token, or wrong credentials. */
+        UnauthorizedExport: {
+            headers: {
+                /** @description Always `Bearer`. */
+                "WWW-Authenticate": string;
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "responseStatus": {
+                 *         "errorCode": "Unauthorized",
+                 *         "message": "Not Authenticated",
+                 *         "errors": []
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description Authenticated, but without the role the operation requires. */
+        ForbiddenExport: {
+            headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "responseStatus": {
+                 *         "errorCode": "Forbidden",
+                 *         "message": "Invalid Role",
+                 *         "errors": []
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+        NotAcceptableExport: {
+            headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "responseStatus": {
+                 *         "errorCode": "NotAcceptable",
+                 *         "message": "format=xml is not a format this operation serves",
+                 *         "errors": []
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description Rate limit reached for this client address. */
+        TooManyRequestsExport: {
+            headers: {
+                /** @description Seconds until the limit's one-minute window ends. */
+                "Retry-After": number;
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                /**
+                 * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`; for a limit of requests running at once (the exports), the quota unit `qu="concurrent-requests"` instead of a window, such as `"export";q=2;qu="concurrent-requests"`. Sent on every answer that reached the limit's counter while the limit is on.
+                 * @example "register";q=10;w=60
+                 */
+                "RateLimit-Policy": string;
+                /**
+                 * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42` (for the exports: the exports that may still start in this process, and 1 when none may). The same figures on every node.
+                 * @example "register";r=9;t=42
+                 */
+                RateLimit: string;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "responseStatus": {
+                 *         "errorCode": "TooManyRequests",
+                 *         "message": "Too many requests",
+                 *         "errors": []
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description A bug; the message is generic and the cause is only in the server's log. */
+        InternalServerErrorExport: {
+            headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "responseStatus": {
+                 *         "errorCode": "InternalServerError",
+                 *         "message": "An unexpected error occurred",
+                 *         "errors": []
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+        ServiceUnavailableExport: {
+            headers: {
+                /** @description Seconds to wait. */
+                "Retry-After": number;
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "responseStatus": {
+                 *         "errorCode": "ServiceUnavailable",
+                 *         "message": "The service is temporarily unavailable",
+                 *         "errors": []
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description The body is over 1 MiB. */
+        PayloadTooLargeExport: {
+            headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "responseStatus": {
+                 *         "errorCode": "PayloadTooLarge",
+                 *         "message": "The body is over 1 MiB",
+                 *         "errors": []
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description The body is neither JSON nor form-urlencoded. */
+        UnsupportedMediaTypeExport: {
+            headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "responseStatus": {
+                 *         "errorCode": "UnsupportedMediaType",
+                 *         "message": "text/plain bodies are not accepted",
                  *         "errors": []
                  *       }
                  *     }
@@ -3938,12 +6262,12 @@ export interface components {
                 "Retry-After": number;
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 /**
-                 * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`. Sent on every answer that reached the limit's counter while the limit is on.
+                 * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`; for a limit of requests running at once (the exports), the quota unit `qu="concurrent-requests"` instead of a window, such as `"export";q=2;qu="concurrent-requests"`. Sent on every answer that reached the limit's counter while the limit is on.
                  * @example "register";q=10;w=60
                  */
                 "RateLimit-Policy": string;
                 /**
-                 * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42`. The same figures on every node.
+                 * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42` (for the exports: the exports that may still start in this process, and 1 when none may). The same figures on every node.
                  * @example "register";r=9;t=42
                  */
                 RateLimit: string;
@@ -4035,6 +6359,8 @@ export interface components {
         FormatJson: "json";
         /** @description The answer's format: `json` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
         FormatJsonCsv: "json" | "csv";
+        /** @description The answer's format: `jsonl` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+        FormatJsonlCsv: "jsonl" | "csv";
         /** @description JSONP: wraps the JSON answer as `/**\/name(<json>);` (`application/javascript`); every answer is then 200, errors in the body. */
         Callback: string;
         /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
@@ -4081,12 +6407,12 @@ export interface components {
         /** @description Only when `CORS_ORIGINS` lists the request's `Origin` (or is `*`): that origin, or `*`. */
         "Access-Control-Allow-Origin": string;
         /**
-         * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`. Sent on every answer that reached the limit's counter while the limit is on.
+         * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`; for a limit of requests running at once (the exports), the quota unit `qu="concurrent-requests"` instead of a window, such as `"export";q=2;qu="concurrent-requests"`. Sent on every answer that reached the limit's counter while the limit is on.
          * @example "register";q=10;w=60
          */
         "RateLimit-Policy": string;
         /**
-         * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42`. The same figures on every node.
+         * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42` (for the exports: the exports that may still start in this process, and 1 when none may). The same figures on every node.
          * @example "register";r=9;t=42
          */
         RateLimit: string;
@@ -11935,6 +14261,5662 @@ export interface operations {
                     /** @description Seconds to wait. */
                     "Retry-After": number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    CaratteristicaGruppoQueryExportGet: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `Descrizione` equals the value. */
+                descrizione?: string;
+                /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+                descrizioneStartsWith?: string;
+                /** @description `Descrizione` ends with the value, matched literally. */
+                descrizioneEndsWith?: string;
+                /** @description `Descrizione` contains the value, matched literally. */
+                descrizioneContains?: string;
+                /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                descrizioneLike?: string;
+                /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneBetween?: string[];
+                /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneIn?: string[];
+                /** @description `TipoCaratteristicaSezioneId` equals the value. */
+                tipoCaratteristicaSezioneId?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
+                tipoCaratteristicaSezioneIdGreaterThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than the value. */
+                tipoCaratteristicaSezioneIdLessThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` differs from the value. */
+                tipoCaratteristicaSezioneIdNotEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdBetween?: number[];
+                /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdIn?: number[];
+                /** @description `IsDisattiva` equals the value. */
+                isDisattiva?: boolean;
+                /** @description `IconaImmagineId` equals the value. */
+                iconaImmagineId?: number;
+                /** @description `IconaImmagineId` is greater than or equal to the value. */
+                iconaImmagineIdGreaterThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` is greater than the value. */
+                iconaImmagineIdGreaterThan?: number;
+                /** @description `IconaImmagineId` is less than the value. */
+                iconaImmagineIdLessThan?: number;
+                /** @description `IconaImmagineId` is less than or equal to the value. */
+                iconaImmagineIdLessThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` differs from the value. */
+                iconaImmagineIdNotEqualTo?: number;
+                /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdBetween?: number[];
+                /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdIn?: number[];
+                /** @description `OrdineVista` equals the value. */
+                ordineVista?: number;
+                /** @description `OrdineVista` is greater than or equal to the value. */
+                ordineVistaGreaterThanOrEqualTo?: number;
+                /** @description `OrdineVista` is greater than the value. */
+                ordineVistaGreaterThan?: number;
+                /** @description `OrdineVista` is less than the value. */
+                ordineVistaLessThan?: number;
+                /** @description `OrdineVista` is less than or equal to the value. */
+                ordineVistaLessThanOrEqualTo?: number;
+                /** @description `OrdineVista` differs from the value. */
+                ordineVistaNotEqualTo?: number;
+                /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaBetween?: number[];
+                /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaIn?: number[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `jsonl` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonlCsv"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every matching `CaratteristicaGruppo` record, streamed (chunked). */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {"id":1,"descrizione":"Esempio Descrizione","tipoCaratteristicaSezioneId":3,"isDisattiva":false,"iconaImmagineId":5,"ordineVista":6}
+                     *     {"complete":true,"rows":1}
+                     */
+                    "application/x-ndjson": string;
+                    /**
+                     * @example Id,Descrizione,TipoCaratteristicaSezioneId,IsDisattiva,IconaImmagineId,OrdineVista
+                     *     1,Esempio Descrizione,3,false,5,6
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequestExport"];
+            401: components["responses"]["UnauthorizedExport"];
+            403: components["responses"]["ForbiddenExport"];
+            406: components["responses"]["NotAcceptableExport"];
+            429: components["responses"]["TooManyRequestsExport"];
+            500: components["responses"]["InternalServerErrorExport"];
+            503: components["responses"]["ServiceUnavailableExport"];
+        };
+    };
+    CaratteristicaGruppoQueryExport: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `Descrizione` equals the value. */
+                descrizione?: string;
+                /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+                descrizioneStartsWith?: string;
+                /** @description `Descrizione` ends with the value, matched literally. */
+                descrizioneEndsWith?: string;
+                /** @description `Descrizione` contains the value, matched literally. */
+                descrizioneContains?: string;
+                /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                descrizioneLike?: string;
+                /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneBetween?: string[];
+                /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneIn?: string[];
+                /** @description `TipoCaratteristicaSezioneId` equals the value. */
+                tipoCaratteristicaSezioneId?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
+                tipoCaratteristicaSezioneIdGreaterThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than the value. */
+                tipoCaratteristicaSezioneIdLessThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` differs from the value. */
+                tipoCaratteristicaSezioneIdNotEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdBetween?: number[];
+                /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdIn?: number[];
+                /** @description `IsDisattiva` equals the value. */
+                isDisattiva?: boolean;
+                /** @description `IconaImmagineId` equals the value. */
+                iconaImmagineId?: number;
+                /** @description `IconaImmagineId` is greater than or equal to the value. */
+                iconaImmagineIdGreaterThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` is greater than the value. */
+                iconaImmagineIdGreaterThan?: number;
+                /** @description `IconaImmagineId` is less than the value. */
+                iconaImmagineIdLessThan?: number;
+                /** @description `IconaImmagineId` is less than or equal to the value. */
+                iconaImmagineIdLessThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` differs from the value. */
+                iconaImmagineIdNotEqualTo?: number;
+                /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdBetween?: number[];
+                /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdIn?: number[];
+                /** @description `OrdineVista` equals the value. */
+                ordineVista?: number;
+                /** @description `OrdineVista` is greater than or equal to the value. */
+                ordineVistaGreaterThanOrEqualTo?: number;
+                /** @description `OrdineVista` is greater than the value. */
+                ordineVistaGreaterThan?: number;
+                /** @description `OrdineVista` is less than the value. */
+                ordineVistaLessThan?: number;
+                /** @description `OrdineVista` is less than or equal to the value. */
+                ordineVistaLessThanOrEqualTo?: number;
+                /** @description `OrdineVista` differs from the value. */
+                ordineVistaNotEqualTo?: number;
+                /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaBetween?: number[];
+                /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaIn?: number[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `jsonl` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonlCsv"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CaratteristicaGruppoQueryExport"];
+                "application/x-www-form-urlencoded": components["schemas"]["CaratteristicaGruppoQueryExport"];
+            };
+        };
+        responses: {
+            /** @description Every matching `CaratteristicaGruppo` record, streamed (chunked). */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {"id":1,"descrizione":"Esempio Descrizione","tipoCaratteristicaSezioneId":3,"isDisattiva":false,"iconaImmagineId":5,"ordineVista":6}
+                     *     {"complete":true,"rows":1}
+                     */
+                    "application/x-ndjson": string;
+                    /**
+                     * @example Id,Descrizione,TipoCaratteristicaSezioneId,IsDisattiva,IconaImmagineId,OrdineVista
+                     *     1,Esempio Descrizione,3,false,5,6
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequestExport"];
+            401: components["responses"]["UnauthorizedExport"];
+            403: components["responses"]["ForbiddenExport"];
+            406: components["responses"]["NotAcceptableExport"];
+            413: components["responses"]["PayloadTooLargeExport"];
+            415: components["responses"]["UnsupportedMediaTypeExport"];
+            429: components["responses"]["TooManyRequestsExport"];
+            500: components["responses"]["InternalServerErrorExport"];
+            503: components["responses"]["ServiceUnavailableExport"];
+        };
+    };
+    CaratteristicaGruppoQueryExportGetHead: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `Descrizione` equals the value. */
+                descrizione?: string;
+                /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+                descrizioneStartsWith?: string;
+                /** @description `Descrizione` ends with the value, matched literally. */
+                descrizioneEndsWith?: string;
+                /** @description `Descrizione` contains the value, matched literally. */
+                descrizioneContains?: string;
+                /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                descrizioneLike?: string;
+                /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneBetween?: string[];
+                /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneIn?: string[];
+                /** @description `TipoCaratteristicaSezioneId` equals the value. */
+                tipoCaratteristicaSezioneId?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
+                tipoCaratteristicaSezioneIdGreaterThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than the value. */
+                tipoCaratteristicaSezioneIdLessThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` differs from the value. */
+                tipoCaratteristicaSezioneIdNotEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdBetween?: number[];
+                /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdIn?: number[];
+                /** @description `IsDisattiva` equals the value. */
+                isDisattiva?: boolean;
+                /** @description `IconaImmagineId` equals the value. */
+                iconaImmagineId?: number;
+                /** @description `IconaImmagineId` is greater than or equal to the value. */
+                iconaImmagineIdGreaterThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` is greater than the value. */
+                iconaImmagineIdGreaterThan?: number;
+                /** @description `IconaImmagineId` is less than the value. */
+                iconaImmagineIdLessThan?: number;
+                /** @description `IconaImmagineId` is less than or equal to the value. */
+                iconaImmagineIdLessThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` differs from the value. */
+                iconaImmagineIdNotEqualTo?: number;
+                /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdBetween?: number[];
+                /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdIn?: number[];
+                /** @description `OrdineVista` equals the value. */
+                ordineVista?: number;
+                /** @description `OrdineVista` is greater than or equal to the value. */
+                ordineVistaGreaterThanOrEqualTo?: number;
+                /** @description `OrdineVista` is greater than the value. */
+                ordineVistaGreaterThan?: number;
+                /** @description `OrdineVista` is less than the value. */
+                ordineVistaLessThan?: number;
+                /** @description `OrdineVista` is less than or equal to the value. */
+                ordineVistaLessThanOrEqualTo?: number;
+                /** @description `OrdineVista` differs from the value. */
+                ordineVistaNotEqualTo?: number;
+                /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaBetween?: number[];
+                /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaIn?: number[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `jsonl` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonlCsv"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every matching `CaratteristicaGruppo` record, streamed (chunked). */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No, malformed, expired or badly signed token, or wrong credentials. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Authenticated, but without the role the operation requires. */
+            403: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit reached for this client address. */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit's one-minute window ends. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /**
+                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`; for a limit of requests running at once (the exports), the quota unit `qu="concurrent-requests"` instead of a window, such as `"export";q=2;qu="concurrent-requests"`. Sent on every answer that reached the limit's counter while the limit is on.
+                     * @example "register";q=10;w=60
+                     */
+                    "RateLimit-Policy": string;
+                    /**
+                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42` (for the exports: the exports that may still start in this process, and 1 when none may). The same figures on every node.
+                     * @example "register";r=9;t=42
+                     */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    CaratteristicaGruppoQueryExportGetCsv: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `Descrizione` equals the value. */
+                descrizione?: string;
+                /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+                descrizioneStartsWith?: string;
+                /** @description `Descrizione` ends with the value, matched literally. */
+                descrizioneEndsWith?: string;
+                /** @description `Descrizione` contains the value, matched literally. */
+                descrizioneContains?: string;
+                /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                descrizioneLike?: string;
+                /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneBetween?: string[];
+                /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneIn?: string[];
+                /** @description `TipoCaratteristicaSezioneId` equals the value. */
+                tipoCaratteristicaSezioneId?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
+                tipoCaratteristicaSezioneIdGreaterThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than the value. */
+                tipoCaratteristicaSezioneIdLessThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` differs from the value. */
+                tipoCaratteristicaSezioneIdNotEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdBetween?: number[];
+                /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdIn?: number[];
+                /** @description `IsDisattiva` equals the value. */
+                isDisattiva?: boolean;
+                /** @description `IconaImmagineId` equals the value. */
+                iconaImmagineId?: number;
+                /** @description `IconaImmagineId` is greater than or equal to the value. */
+                iconaImmagineIdGreaterThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` is greater than the value. */
+                iconaImmagineIdGreaterThan?: number;
+                /** @description `IconaImmagineId` is less than the value. */
+                iconaImmagineIdLessThan?: number;
+                /** @description `IconaImmagineId` is less than or equal to the value. */
+                iconaImmagineIdLessThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` differs from the value. */
+                iconaImmagineIdNotEqualTo?: number;
+                /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdBetween?: number[];
+                /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdIn?: number[];
+                /** @description `OrdineVista` equals the value. */
+                ordineVista?: number;
+                /** @description `OrdineVista` is greater than or equal to the value. */
+                ordineVistaGreaterThanOrEqualTo?: number;
+                /** @description `OrdineVista` is greater than the value. */
+                ordineVistaGreaterThan?: number;
+                /** @description `OrdineVista` is less than the value. */
+                ordineVistaLessThan?: number;
+                /** @description `OrdineVista` is less than or equal to the value. */
+                ordineVistaLessThanOrEqualTo?: number;
+                /** @description `OrdineVista` differs from the value. */
+                ordineVistaNotEqualTo?: number;
+                /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaBetween?: number[];
+                /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaIn?: number[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `jsonl` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonlCsv"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every matching `CaratteristicaGruppo` record, streamed (chunked). */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example Id,Descrizione,TipoCaratteristicaSezioneId,IsDisattiva,IconaImmagineId,OrdineVista
+                     *     1,Esempio Descrizione,3,false,5,6
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequestExport"];
+            401: components["responses"]["UnauthorizedExport"];
+            403: components["responses"]["ForbiddenExport"];
+            406: components["responses"]["NotAcceptableExport"];
+            429: components["responses"]["TooManyRequestsExport"];
+            500: components["responses"]["InternalServerErrorExport"];
+            503: components["responses"]["ServiceUnavailableExport"];
+        };
+    };
+    CaratteristicaGruppoQueryExportCsv: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `Descrizione` equals the value. */
+                descrizione?: string;
+                /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+                descrizioneStartsWith?: string;
+                /** @description `Descrizione` ends with the value, matched literally. */
+                descrizioneEndsWith?: string;
+                /** @description `Descrizione` contains the value, matched literally. */
+                descrizioneContains?: string;
+                /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                descrizioneLike?: string;
+                /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneBetween?: string[];
+                /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneIn?: string[];
+                /** @description `TipoCaratteristicaSezioneId` equals the value. */
+                tipoCaratteristicaSezioneId?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
+                tipoCaratteristicaSezioneIdGreaterThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than the value. */
+                tipoCaratteristicaSezioneIdLessThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` differs from the value. */
+                tipoCaratteristicaSezioneIdNotEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdBetween?: number[];
+                /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdIn?: number[];
+                /** @description `IsDisattiva` equals the value. */
+                isDisattiva?: boolean;
+                /** @description `IconaImmagineId` equals the value. */
+                iconaImmagineId?: number;
+                /** @description `IconaImmagineId` is greater than or equal to the value. */
+                iconaImmagineIdGreaterThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` is greater than the value. */
+                iconaImmagineIdGreaterThan?: number;
+                /** @description `IconaImmagineId` is less than the value. */
+                iconaImmagineIdLessThan?: number;
+                /** @description `IconaImmagineId` is less than or equal to the value. */
+                iconaImmagineIdLessThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` differs from the value. */
+                iconaImmagineIdNotEqualTo?: number;
+                /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdBetween?: number[];
+                /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdIn?: number[];
+                /** @description `OrdineVista` equals the value. */
+                ordineVista?: number;
+                /** @description `OrdineVista` is greater than or equal to the value. */
+                ordineVistaGreaterThanOrEqualTo?: number;
+                /** @description `OrdineVista` is greater than the value. */
+                ordineVistaGreaterThan?: number;
+                /** @description `OrdineVista` is less than the value. */
+                ordineVistaLessThan?: number;
+                /** @description `OrdineVista` is less than or equal to the value. */
+                ordineVistaLessThanOrEqualTo?: number;
+                /** @description `OrdineVista` differs from the value. */
+                ordineVistaNotEqualTo?: number;
+                /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaBetween?: number[];
+                /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaIn?: number[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `jsonl` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonlCsv"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CaratteristicaGruppoQueryExport"];
+                "application/x-www-form-urlencoded": components["schemas"]["CaratteristicaGruppoQueryExport"];
+            };
+        };
+        responses: {
+            /** @description Every matching `CaratteristicaGruppo` record, streamed (chunked). */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example Id,Descrizione,TipoCaratteristicaSezioneId,IsDisattiva,IconaImmagineId,OrdineVista
+                     *     1,Esempio Descrizione,3,false,5,6
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequestExport"];
+            401: components["responses"]["UnauthorizedExport"];
+            403: components["responses"]["ForbiddenExport"];
+            406: components["responses"]["NotAcceptableExport"];
+            413: components["responses"]["PayloadTooLargeExport"];
+            415: components["responses"]["UnsupportedMediaTypeExport"];
+            429: components["responses"]["TooManyRequestsExport"];
+            500: components["responses"]["InternalServerErrorExport"];
+            503: components["responses"]["ServiceUnavailableExport"];
+        };
+    };
+    CaratteristicaGruppoQueryExportGetCsvHead: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `Descrizione` equals the value. */
+                descrizione?: string;
+                /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+                descrizioneStartsWith?: string;
+                /** @description `Descrizione` ends with the value, matched literally. */
+                descrizioneEndsWith?: string;
+                /** @description `Descrizione` contains the value, matched literally. */
+                descrizioneContains?: string;
+                /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                descrizioneLike?: string;
+                /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneBetween?: string[];
+                /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneIn?: string[];
+                /** @description `TipoCaratteristicaSezioneId` equals the value. */
+                tipoCaratteristicaSezioneId?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
+                tipoCaratteristicaSezioneIdGreaterThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than the value. */
+                tipoCaratteristicaSezioneIdLessThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` differs from the value. */
+                tipoCaratteristicaSezioneIdNotEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdBetween?: number[];
+                /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdIn?: number[];
+                /** @description `IsDisattiva` equals the value. */
+                isDisattiva?: boolean;
+                /** @description `IconaImmagineId` equals the value. */
+                iconaImmagineId?: number;
+                /** @description `IconaImmagineId` is greater than or equal to the value. */
+                iconaImmagineIdGreaterThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` is greater than the value. */
+                iconaImmagineIdGreaterThan?: number;
+                /** @description `IconaImmagineId` is less than the value. */
+                iconaImmagineIdLessThan?: number;
+                /** @description `IconaImmagineId` is less than or equal to the value. */
+                iconaImmagineIdLessThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` differs from the value. */
+                iconaImmagineIdNotEqualTo?: number;
+                /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdBetween?: number[];
+                /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdIn?: number[];
+                /** @description `OrdineVista` equals the value. */
+                ordineVista?: number;
+                /** @description `OrdineVista` is greater than or equal to the value. */
+                ordineVistaGreaterThanOrEqualTo?: number;
+                /** @description `OrdineVista` is greater than the value. */
+                ordineVistaGreaterThan?: number;
+                /** @description `OrdineVista` is less than the value. */
+                ordineVistaLessThan?: number;
+                /** @description `OrdineVista` is less than or equal to the value. */
+                ordineVistaLessThanOrEqualTo?: number;
+                /** @description `OrdineVista` differs from the value. */
+                ordineVistaNotEqualTo?: number;
+                /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaBetween?: number[];
+                /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaIn?: number[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `jsonl` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonlCsv"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every matching `CaratteristicaGruppo` record, streamed (chunked). */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No, malformed, expired or badly signed token, or wrong credentials. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Authenticated, but without the role the operation requires. */
+            403: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit reached for this client address. */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit's one-minute window ends. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /**
+                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`; for a limit of requests running at once (the exports), the quota unit `qu="concurrent-requests"` instead of a window, such as `"export";q=2;qu="concurrent-requests"`. Sent on every answer that reached the limit's counter while the limit is on.
+                     * @example "register";q=10;w=60
+                     */
+                    "RateLimit-Policy": string;
+                    /**
+                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42` (for the exports: the exports that may still start in this process, and 1 when none may). The same figures on every node.
+                     * @example "register";r=9;t=42
+                     */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    CaratteristicaGruppoQueryExportGetJsonl: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `Descrizione` equals the value. */
+                descrizione?: string;
+                /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+                descrizioneStartsWith?: string;
+                /** @description `Descrizione` ends with the value, matched literally. */
+                descrizioneEndsWith?: string;
+                /** @description `Descrizione` contains the value, matched literally. */
+                descrizioneContains?: string;
+                /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                descrizioneLike?: string;
+                /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneBetween?: string[];
+                /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneIn?: string[];
+                /** @description `TipoCaratteristicaSezioneId` equals the value. */
+                tipoCaratteristicaSezioneId?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
+                tipoCaratteristicaSezioneIdGreaterThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than the value. */
+                tipoCaratteristicaSezioneIdLessThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` differs from the value. */
+                tipoCaratteristicaSezioneIdNotEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdBetween?: number[];
+                /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdIn?: number[];
+                /** @description `IsDisattiva` equals the value. */
+                isDisattiva?: boolean;
+                /** @description `IconaImmagineId` equals the value. */
+                iconaImmagineId?: number;
+                /** @description `IconaImmagineId` is greater than or equal to the value. */
+                iconaImmagineIdGreaterThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` is greater than the value. */
+                iconaImmagineIdGreaterThan?: number;
+                /** @description `IconaImmagineId` is less than the value. */
+                iconaImmagineIdLessThan?: number;
+                /** @description `IconaImmagineId` is less than or equal to the value. */
+                iconaImmagineIdLessThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` differs from the value. */
+                iconaImmagineIdNotEqualTo?: number;
+                /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdBetween?: number[];
+                /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdIn?: number[];
+                /** @description `OrdineVista` equals the value. */
+                ordineVista?: number;
+                /** @description `OrdineVista` is greater than or equal to the value. */
+                ordineVistaGreaterThanOrEqualTo?: number;
+                /** @description `OrdineVista` is greater than the value. */
+                ordineVistaGreaterThan?: number;
+                /** @description `OrdineVista` is less than the value. */
+                ordineVistaLessThan?: number;
+                /** @description `OrdineVista` is less than or equal to the value. */
+                ordineVistaLessThanOrEqualTo?: number;
+                /** @description `OrdineVista` differs from the value. */
+                ordineVistaNotEqualTo?: number;
+                /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaBetween?: number[];
+                /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaIn?: number[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `jsonl` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonlCsv"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every matching `CaratteristicaGruppo` record, streamed (chunked). */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {"id":1,"descrizione":"Esempio Descrizione","tipoCaratteristicaSezioneId":3,"isDisattiva":false,"iconaImmagineId":5,"ordineVista":6}
+                     *     {"complete":true,"rows":1}
+                     */
+                    "application/x-ndjson": string;
+                };
+            };
+            400: components["responses"]["BadRequestExport"];
+            401: components["responses"]["UnauthorizedExport"];
+            403: components["responses"]["ForbiddenExport"];
+            406: components["responses"]["NotAcceptableExport"];
+            429: components["responses"]["TooManyRequestsExport"];
+            500: components["responses"]["InternalServerErrorExport"];
+            503: components["responses"]["ServiceUnavailableExport"];
+        };
+    };
+    CaratteristicaGruppoQueryExportJsonl: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `Descrizione` equals the value. */
+                descrizione?: string;
+                /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+                descrizioneStartsWith?: string;
+                /** @description `Descrizione` ends with the value, matched literally. */
+                descrizioneEndsWith?: string;
+                /** @description `Descrizione` contains the value, matched literally. */
+                descrizioneContains?: string;
+                /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                descrizioneLike?: string;
+                /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneBetween?: string[];
+                /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneIn?: string[];
+                /** @description `TipoCaratteristicaSezioneId` equals the value. */
+                tipoCaratteristicaSezioneId?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
+                tipoCaratteristicaSezioneIdGreaterThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than the value. */
+                tipoCaratteristicaSezioneIdLessThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` differs from the value. */
+                tipoCaratteristicaSezioneIdNotEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdBetween?: number[];
+                /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdIn?: number[];
+                /** @description `IsDisattiva` equals the value. */
+                isDisattiva?: boolean;
+                /** @description `IconaImmagineId` equals the value. */
+                iconaImmagineId?: number;
+                /** @description `IconaImmagineId` is greater than or equal to the value. */
+                iconaImmagineIdGreaterThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` is greater than the value. */
+                iconaImmagineIdGreaterThan?: number;
+                /** @description `IconaImmagineId` is less than the value. */
+                iconaImmagineIdLessThan?: number;
+                /** @description `IconaImmagineId` is less than or equal to the value. */
+                iconaImmagineIdLessThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` differs from the value. */
+                iconaImmagineIdNotEqualTo?: number;
+                /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdBetween?: number[];
+                /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdIn?: number[];
+                /** @description `OrdineVista` equals the value. */
+                ordineVista?: number;
+                /** @description `OrdineVista` is greater than or equal to the value. */
+                ordineVistaGreaterThanOrEqualTo?: number;
+                /** @description `OrdineVista` is greater than the value. */
+                ordineVistaGreaterThan?: number;
+                /** @description `OrdineVista` is less than the value. */
+                ordineVistaLessThan?: number;
+                /** @description `OrdineVista` is less than or equal to the value. */
+                ordineVistaLessThanOrEqualTo?: number;
+                /** @description `OrdineVista` differs from the value. */
+                ordineVistaNotEqualTo?: number;
+                /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaBetween?: number[];
+                /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaIn?: number[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `jsonl` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonlCsv"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CaratteristicaGruppoQueryExport"];
+                "application/x-www-form-urlencoded": components["schemas"]["CaratteristicaGruppoQueryExport"];
+            };
+        };
+        responses: {
+            /** @description Every matching `CaratteristicaGruppo` record, streamed (chunked). */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {"id":1,"descrizione":"Esempio Descrizione","tipoCaratteristicaSezioneId":3,"isDisattiva":false,"iconaImmagineId":5,"ordineVista":6}
+                     *     {"complete":true,"rows":1}
+                     */
+                    "application/x-ndjson": string;
+                };
+            };
+            400: components["responses"]["BadRequestExport"];
+            401: components["responses"]["UnauthorizedExport"];
+            403: components["responses"]["ForbiddenExport"];
+            406: components["responses"]["NotAcceptableExport"];
+            413: components["responses"]["PayloadTooLargeExport"];
+            415: components["responses"]["UnsupportedMediaTypeExport"];
+            429: components["responses"]["TooManyRequestsExport"];
+            500: components["responses"]["InternalServerErrorExport"];
+            503: components["responses"]["ServiceUnavailableExport"];
+        };
+    };
+    CaratteristicaGruppoQueryExportGetJsonlHead: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `Descrizione` equals the value. */
+                descrizione?: string;
+                /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+                descrizioneStartsWith?: string;
+                /** @description `Descrizione` ends with the value, matched literally. */
+                descrizioneEndsWith?: string;
+                /** @description `Descrizione` contains the value, matched literally. */
+                descrizioneContains?: string;
+                /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                descrizioneLike?: string;
+                /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneBetween?: string[];
+                /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneIn?: string[];
+                /** @description `TipoCaratteristicaSezioneId` equals the value. */
+                tipoCaratteristicaSezioneId?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
+                tipoCaratteristicaSezioneIdGreaterThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than the value. */
+                tipoCaratteristicaSezioneIdLessThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` differs from the value. */
+                tipoCaratteristicaSezioneIdNotEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdBetween?: number[];
+                /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdIn?: number[];
+                /** @description `IsDisattiva` equals the value. */
+                isDisattiva?: boolean;
+                /** @description `IconaImmagineId` equals the value. */
+                iconaImmagineId?: number;
+                /** @description `IconaImmagineId` is greater than or equal to the value. */
+                iconaImmagineIdGreaterThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` is greater than the value. */
+                iconaImmagineIdGreaterThan?: number;
+                /** @description `IconaImmagineId` is less than the value. */
+                iconaImmagineIdLessThan?: number;
+                /** @description `IconaImmagineId` is less than or equal to the value. */
+                iconaImmagineIdLessThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` differs from the value. */
+                iconaImmagineIdNotEqualTo?: number;
+                /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdBetween?: number[];
+                /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdIn?: number[];
+                /** @description `OrdineVista` equals the value. */
+                ordineVista?: number;
+                /** @description `OrdineVista` is greater than or equal to the value. */
+                ordineVistaGreaterThanOrEqualTo?: number;
+                /** @description `OrdineVista` is greater than the value. */
+                ordineVistaGreaterThan?: number;
+                /** @description `OrdineVista` is less than the value. */
+                ordineVistaLessThan?: number;
+                /** @description `OrdineVista` is less than or equal to the value. */
+                ordineVistaLessThanOrEqualTo?: number;
+                /** @description `OrdineVista` differs from the value. */
+                ordineVistaNotEqualTo?: number;
+                /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaBetween?: number[];
+                /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaIn?: number[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `jsonl` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonlCsv"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every matching `CaratteristicaGruppo` record, streamed (chunked). */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No, malformed, expired or badly signed token, or wrong credentials. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Authenticated, but without the role the operation requires. */
+            403: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit reached for this client address. */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit's one-minute window ends. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /**
+                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`; for a limit of requests running at once (the exports), the quota unit `qu="concurrent-requests"` instead of a window, such as `"export";q=2;qu="concurrent-requests"`. Sent on every answer that reached the limit's counter while the limit is on.
+                     * @example "register";q=10;w=60
+                     */
+                    "RateLimit-Policy": string;
+                    /**
+                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42` (for the exports: the exports that may still start in this process, and 1 when none may). The same figures on every node.
+                     * @example "register";r=9;t=42
+                     */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    CaratteristicaGruppoQueryExportGetApi: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `Descrizione` equals the value. */
+                descrizione?: string;
+                /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+                descrizioneStartsWith?: string;
+                /** @description `Descrizione` ends with the value, matched literally. */
+                descrizioneEndsWith?: string;
+                /** @description `Descrizione` contains the value, matched literally. */
+                descrizioneContains?: string;
+                /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                descrizioneLike?: string;
+                /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneBetween?: string[];
+                /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneIn?: string[];
+                /** @description `TipoCaratteristicaSezioneId` equals the value. */
+                tipoCaratteristicaSezioneId?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
+                tipoCaratteristicaSezioneIdGreaterThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than the value. */
+                tipoCaratteristicaSezioneIdLessThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` differs from the value. */
+                tipoCaratteristicaSezioneIdNotEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdBetween?: number[];
+                /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdIn?: number[];
+                /** @description `IsDisattiva` equals the value. */
+                isDisattiva?: boolean;
+                /** @description `IconaImmagineId` equals the value. */
+                iconaImmagineId?: number;
+                /** @description `IconaImmagineId` is greater than or equal to the value. */
+                iconaImmagineIdGreaterThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` is greater than the value. */
+                iconaImmagineIdGreaterThan?: number;
+                /** @description `IconaImmagineId` is less than the value. */
+                iconaImmagineIdLessThan?: number;
+                /** @description `IconaImmagineId` is less than or equal to the value. */
+                iconaImmagineIdLessThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` differs from the value. */
+                iconaImmagineIdNotEqualTo?: number;
+                /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdBetween?: number[];
+                /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdIn?: number[];
+                /** @description `OrdineVista` equals the value. */
+                ordineVista?: number;
+                /** @description `OrdineVista` is greater than or equal to the value. */
+                ordineVistaGreaterThanOrEqualTo?: number;
+                /** @description `OrdineVista` is greater than the value. */
+                ordineVistaGreaterThan?: number;
+                /** @description `OrdineVista` is less than the value. */
+                ordineVistaLessThan?: number;
+                /** @description `OrdineVista` is less than or equal to the value. */
+                ordineVistaLessThanOrEqualTo?: number;
+                /** @description `OrdineVista` differs from the value. */
+                ordineVistaNotEqualTo?: number;
+                /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaBetween?: number[];
+                /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaIn?: number[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `jsonl` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonlCsv"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every matching `CaratteristicaGruppo` record, streamed (chunked). */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {"id":1,"descrizione":"Esempio Descrizione","tipoCaratteristicaSezioneId":3,"isDisattiva":false,"iconaImmagineId":5,"ordineVista":6}
+                     *     {"complete":true,"rows":1}
+                     */
+                    "application/x-ndjson": string;
+                    /**
+                     * @example Id,Descrizione,TipoCaratteristicaSezioneId,IsDisattiva,IconaImmagineId,OrdineVista
+                     *     1,Esempio Descrizione,3,false,5,6
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequestExport"];
+            401: components["responses"]["UnauthorizedExport"];
+            403: components["responses"]["ForbiddenExport"];
+            406: components["responses"]["NotAcceptableExport"];
+            429: components["responses"]["TooManyRequestsExport"];
+            500: components["responses"]["InternalServerErrorExport"];
+            503: components["responses"]["ServiceUnavailableExport"];
+        };
+    };
+    CaratteristicaGruppoQueryExportApi: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `Descrizione` equals the value. */
+                descrizione?: string;
+                /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+                descrizioneStartsWith?: string;
+                /** @description `Descrizione` ends with the value, matched literally. */
+                descrizioneEndsWith?: string;
+                /** @description `Descrizione` contains the value, matched literally. */
+                descrizioneContains?: string;
+                /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                descrizioneLike?: string;
+                /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneBetween?: string[];
+                /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneIn?: string[];
+                /** @description `TipoCaratteristicaSezioneId` equals the value. */
+                tipoCaratteristicaSezioneId?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
+                tipoCaratteristicaSezioneIdGreaterThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than the value. */
+                tipoCaratteristicaSezioneIdLessThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` differs from the value. */
+                tipoCaratteristicaSezioneIdNotEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdBetween?: number[];
+                /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdIn?: number[];
+                /** @description `IsDisattiva` equals the value. */
+                isDisattiva?: boolean;
+                /** @description `IconaImmagineId` equals the value. */
+                iconaImmagineId?: number;
+                /** @description `IconaImmagineId` is greater than or equal to the value. */
+                iconaImmagineIdGreaterThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` is greater than the value. */
+                iconaImmagineIdGreaterThan?: number;
+                /** @description `IconaImmagineId` is less than the value. */
+                iconaImmagineIdLessThan?: number;
+                /** @description `IconaImmagineId` is less than or equal to the value. */
+                iconaImmagineIdLessThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` differs from the value. */
+                iconaImmagineIdNotEqualTo?: number;
+                /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdBetween?: number[];
+                /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdIn?: number[];
+                /** @description `OrdineVista` equals the value. */
+                ordineVista?: number;
+                /** @description `OrdineVista` is greater than or equal to the value. */
+                ordineVistaGreaterThanOrEqualTo?: number;
+                /** @description `OrdineVista` is greater than the value. */
+                ordineVistaGreaterThan?: number;
+                /** @description `OrdineVista` is less than the value. */
+                ordineVistaLessThan?: number;
+                /** @description `OrdineVista` is less than or equal to the value. */
+                ordineVistaLessThanOrEqualTo?: number;
+                /** @description `OrdineVista` differs from the value. */
+                ordineVistaNotEqualTo?: number;
+                /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaBetween?: number[];
+                /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaIn?: number[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `jsonl` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonlCsv"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CaratteristicaGruppoQueryExport"];
+                "application/x-www-form-urlencoded": components["schemas"]["CaratteristicaGruppoQueryExport"];
+            };
+        };
+        responses: {
+            /** @description Every matching `CaratteristicaGruppo` record, streamed (chunked). */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {"id":1,"descrizione":"Esempio Descrizione","tipoCaratteristicaSezioneId":3,"isDisattiva":false,"iconaImmagineId":5,"ordineVista":6}
+                     *     {"complete":true,"rows":1}
+                     */
+                    "application/x-ndjson": string;
+                    /**
+                     * @example Id,Descrizione,TipoCaratteristicaSezioneId,IsDisattiva,IconaImmagineId,OrdineVista
+                     *     1,Esempio Descrizione,3,false,5,6
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequestExport"];
+            401: components["responses"]["UnauthorizedExport"];
+            403: components["responses"]["ForbiddenExport"];
+            406: components["responses"]["NotAcceptableExport"];
+            413: components["responses"]["PayloadTooLargeExport"];
+            415: components["responses"]["UnsupportedMediaTypeExport"];
+            429: components["responses"]["TooManyRequestsExport"];
+            500: components["responses"]["InternalServerErrorExport"];
+            503: components["responses"]["ServiceUnavailableExport"];
+        };
+    };
+    CaratteristicaGruppoQueryExportGetApiHead: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `Descrizione` equals the value. */
+                descrizione?: string;
+                /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+                descrizioneStartsWith?: string;
+                /** @description `Descrizione` ends with the value, matched literally. */
+                descrizioneEndsWith?: string;
+                /** @description `Descrizione` contains the value, matched literally. */
+                descrizioneContains?: string;
+                /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                descrizioneLike?: string;
+                /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneBetween?: string[];
+                /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneIn?: string[];
+                /** @description `TipoCaratteristicaSezioneId` equals the value. */
+                tipoCaratteristicaSezioneId?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
+                tipoCaratteristicaSezioneIdGreaterThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than the value. */
+                tipoCaratteristicaSezioneIdLessThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` differs from the value. */
+                tipoCaratteristicaSezioneIdNotEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdBetween?: number[];
+                /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdIn?: number[];
+                /** @description `IsDisattiva` equals the value. */
+                isDisattiva?: boolean;
+                /** @description `IconaImmagineId` equals the value. */
+                iconaImmagineId?: number;
+                /** @description `IconaImmagineId` is greater than or equal to the value. */
+                iconaImmagineIdGreaterThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` is greater than the value. */
+                iconaImmagineIdGreaterThan?: number;
+                /** @description `IconaImmagineId` is less than the value. */
+                iconaImmagineIdLessThan?: number;
+                /** @description `IconaImmagineId` is less than or equal to the value. */
+                iconaImmagineIdLessThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` differs from the value. */
+                iconaImmagineIdNotEqualTo?: number;
+                /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdBetween?: number[];
+                /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdIn?: number[];
+                /** @description `OrdineVista` equals the value. */
+                ordineVista?: number;
+                /** @description `OrdineVista` is greater than or equal to the value. */
+                ordineVistaGreaterThanOrEqualTo?: number;
+                /** @description `OrdineVista` is greater than the value. */
+                ordineVistaGreaterThan?: number;
+                /** @description `OrdineVista` is less than the value. */
+                ordineVistaLessThan?: number;
+                /** @description `OrdineVista` is less than or equal to the value. */
+                ordineVistaLessThanOrEqualTo?: number;
+                /** @description `OrdineVista` differs from the value. */
+                ordineVistaNotEqualTo?: number;
+                /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaBetween?: number[];
+                /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaIn?: number[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `jsonl` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonlCsv"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every matching `CaratteristicaGruppo` record, streamed (chunked). */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No, malformed, expired or badly signed token, or wrong credentials. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Authenticated, but without the role the operation requires. */
+            403: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit reached for this client address. */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit's one-minute window ends. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /**
+                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`; for a limit of requests running at once (the exports), the quota unit `qu="concurrent-requests"` instead of a window, such as `"export";q=2;qu="concurrent-requests"`. Sent on every answer that reached the limit's counter while the limit is on.
+                     * @example "register";q=10;w=60
+                     */
+                    "RateLimit-Policy": string;
+                    /**
+                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42` (for the exports: the exports that may still start in this process, and 1 when none may). The same figures on every node.
+                     * @example "register";r=9;t=42
+                     */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    CaratteristicaGruppoQueryExportGetApiCsv: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `Descrizione` equals the value. */
+                descrizione?: string;
+                /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+                descrizioneStartsWith?: string;
+                /** @description `Descrizione` ends with the value, matched literally. */
+                descrizioneEndsWith?: string;
+                /** @description `Descrizione` contains the value, matched literally. */
+                descrizioneContains?: string;
+                /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                descrizioneLike?: string;
+                /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneBetween?: string[];
+                /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneIn?: string[];
+                /** @description `TipoCaratteristicaSezioneId` equals the value. */
+                tipoCaratteristicaSezioneId?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
+                tipoCaratteristicaSezioneIdGreaterThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than the value. */
+                tipoCaratteristicaSezioneIdLessThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` differs from the value. */
+                tipoCaratteristicaSezioneIdNotEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdBetween?: number[];
+                /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdIn?: number[];
+                /** @description `IsDisattiva` equals the value. */
+                isDisattiva?: boolean;
+                /** @description `IconaImmagineId` equals the value. */
+                iconaImmagineId?: number;
+                /** @description `IconaImmagineId` is greater than or equal to the value. */
+                iconaImmagineIdGreaterThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` is greater than the value. */
+                iconaImmagineIdGreaterThan?: number;
+                /** @description `IconaImmagineId` is less than the value. */
+                iconaImmagineIdLessThan?: number;
+                /** @description `IconaImmagineId` is less than or equal to the value. */
+                iconaImmagineIdLessThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` differs from the value. */
+                iconaImmagineIdNotEqualTo?: number;
+                /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdBetween?: number[];
+                /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdIn?: number[];
+                /** @description `OrdineVista` equals the value. */
+                ordineVista?: number;
+                /** @description `OrdineVista` is greater than or equal to the value. */
+                ordineVistaGreaterThanOrEqualTo?: number;
+                /** @description `OrdineVista` is greater than the value. */
+                ordineVistaGreaterThan?: number;
+                /** @description `OrdineVista` is less than the value. */
+                ordineVistaLessThan?: number;
+                /** @description `OrdineVista` is less than or equal to the value. */
+                ordineVistaLessThanOrEqualTo?: number;
+                /** @description `OrdineVista` differs from the value. */
+                ordineVistaNotEqualTo?: number;
+                /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaBetween?: number[];
+                /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaIn?: number[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `jsonl` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonlCsv"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every matching `CaratteristicaGruppo` record, streamed (chunked). */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example Id,Descrizione,TipoCaratteristicaSezioneId,IsDisattiva,IconaImmagineId,OrdineVista
+                     *     1,Esempio Descrizione,3,false,5,6
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequestExport"];
+            401: components["responses"]["UnauthorizedExport"];
+            403: components["responses"]["ForbiddenExport"];
+            406: components["responses"]["NotAcceptableExport"];
+            429: components["responses"]["TooManyRequestsExport"];
+            500: components["responses"]["InternalServerErrorExport"];
+            503: components["responses"]["ServiceUnavailableExport"];
+        };
+    };
+    CaratteristicaGruppoQueryExportApiCsv: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `Descrizione` equals the value. */
+                descrizione?: string;
+                /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+                descrizioneStartsWith?: string;
+                /** @description `Descrizione` ends with the value, matched literally. */
+                descrizioneEndsWith?: string;
+                /** @description `Descrizione` contains the value, matched literally. */
+                descrizioneContains?: string;
+                /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                descrizioneLike?: string;
+                /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneBetween?: string[];
+                /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneIn?: string[];
+                /** @description `TipoCaratteristicaSezioneId` equals the value. */
+                tipoCaratteristicaSezioneId?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
+                tipoCaratteristicaSezioneIdGreaterThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than the value. */
+                tipoCaratteristicaSezioneIdLessThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` differs from the value. */
+                tipoCaratteristicaSezioneIdNotEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdBetween?: number[];
+                /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdIn?: number[];
+                /** @description `IsDisattiva` equals the value. */
+                isDisattiva?: boolean;
+                /** @description `IconaImmagineId` equals the value. */
+                iconaImmagineId?: number;
+                /** @description `IconaImmagineId` is greater than or equal to the value. */
+                iconaImmagineIdGreaterThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` is greater than the value. */
+                iconaImmagineIdGreaterThan?: number;
+                /** @description `IconaImmagineId` is less than the value. */
+                iconaImmagineIdLessThan?: number;
+                /** @description `IconaImmagineId` is less than or equal to the value. */
+                iconaImmagineIdLessThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` differs from the value. */
+                iconaImmagineIdNotEqualTo?: number;
+                /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdBetween?: number[];
+                /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdIn?: number[];
+                /** @description `OrdineVista` equals the value. */
+                ordineVista?: number;
+                /** @description `OrdineVista` is greater than or equal to the value. */
+                ordineVistaGreaterThanOrEqualTo?: number;
+                /** @description `OrdineVista` is greater than the value. */
+                ordineVistaGreaterThan?: number;
+                /** @description `OrdineVista` is less than the value. */
+                ordineVistaLessThan?: number;
+                /** @description `OrdineVista` is less than or equal to the value. */
+                ordineVistaLessThanOrEqualTo?: number;
+                /** @description `OrdineVista` differs from the value. */
+                ordineVistaNotEqualTo?: number;
+                /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaBetween?: number[];
+                /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaIn?: number[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `jsonl` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonlCsv"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CaratteristicaGruppoQueryExport"];
+                "application/x-www-form-urlencoded": components["schemas"]["CaratteristicaGruppoQueryExport"];
+            };
+        };
+        responses: {
+            /** @description Every matching `CaratteristicaGruppo` record, streamed (chunked). */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example Id,Descrizione,TipoCaratteristicaSezioneId,IsDisattiva,IconaImmagineId,OrdineVista
+                     *     1,Esempio Descrizione,3,false,5,6
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequestExport"];
+            401: components["responses"]["UnauthorizedExport"];
+            403: components["responses"]["ForbiddenExport"];
+            406: components["responses"]["NotAcceptableExport"];
+            413: components["responses"]["PayloadTooLargeExport"];
+            415: components["responses"]["UnsupportedMediaTypeExport"];
+            429: components["responses"]["TooManyRequestsExport"];
+            500: components["responses"]["InternalServerErrorExport"];
+            503: components["responses"]["ServiceUnavailableExport"];
+        };
+    };
+    CaratteristicaGruppoQueryExportGetApiCsvHead: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `Descrizione` equals the value. */
+                descrizione?: string;
+                /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+                descrizioneStartsWith?: string;
+                /** @description `Descrizione` ends with the value, matched literally. */
+                descrizioneEndsWith?: string;
+                /** @description `Descrizione` contains the value, matched literally. */
+                descrizioneContains?: string;
+                /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                descrizioneLike?: string;
+                /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneBetween?: string[];
+                /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneIn?: string[];
+                /** @description `TipoCaratteristicaSezioneId` equals the value. */
+                tipoCaratteristicaSezioneId?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
+                tipoCaratteristicaSezioneIdGreaterThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than the value. */
+                tipoCaratteristicaSezioneIdLessThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` differs from the value. */
+                tipoCaratteristicaSezioneIdNotEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdBetween?: number[];
+                /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdIn?: number[];
+                /** @description `IsDisattiva` equals the value. */
+                isDisattiva?: boolean;
+                /** @description `IconaImmagineId` equals the value. */
+                iconaImmagineId?: number;
+                /** @description `IconaImmagineId` is greater than or equal to the value. */
+                iconaImmagineIdGreaterThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` is greater than the value. */
+                iconaImmagineIdGreaterThan?: number;
+                /** @description `IconaImmagineId` is less than the value. */
+                iconaImmagineIdLessThan?: number;
+                /** @description `IconaImmagineId` is less than or equal to the value. */
+                iconaImmagineIdLessThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` differs from the value. */
+                iconaImmagineIdNotEqualTo?: number;
+                /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdBetween?: number[];
+                /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdIn?: number[];
+                /** @description `OrdineVista` equals the value. */
+                ordineVista?: number;
+                /** @description `OrdineVista` is greater than or equal to the value. */
+                ordineVistaGreaterThanOrEqualTo?: number;
+                /** @description `OrdineVista` is greater than the value. */
+                ordineVistaGreaterThan?: number;
+                /** @description `OrdineVista` is less than the value. */
+                ordineVistaLessThan?: number;
+                /** @description `OrdineVista` is less than or equal to the value. */
+                ordineVistaLessThanOrEqualTo?: number;
+                /** @description `OrdineVista` differs from the value. */
+                ordineVistaNotEqualTo?: number;
+                /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaBetween?: number[];
+                /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaIn?: number[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `jsonl` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonlCsv"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every matching `CaratteristicaGruppo` record, streamed (chunked). */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No, malformed, expired or badly signed token, or wrong credentials. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Authenticated, but without the role the operation requires. */
+            403: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit reached for this client address. */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit's one-minute window ends. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /**
+                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`; for a limit of requests running at once (the exports), the quota unit `qu="concurrent-requests"` instead of a window, such as `"export";q=2;qu="concurrent-requests"`. Sent on every answer that reached the limit's counter while the limit is on.
+                     * @example "register";q=10;w=60
+                     */
+                    "RateLimit-Policy": string;
+                    /**
+                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42` (for the exports: the exports that may still start in this process, and 1 when none may). The same figures on every node.
+                     * @example "register";r=9;t=42
+                     */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    CaratteristicaGruppoQueryExportGetApiJsonl: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `Descrizione` equals the value. */
+                descrizione?: string;
+                /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+                descrizioneStartsWith?: string;
+                /** @description `Descrizione` ends with the value, matched literally. */
+                descrizioneEndsWith?: string;
+                /** @description `Descrizione` contains the value, matched literally. */
+                descrizioneContains?: string;
+                /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                descrizioneLike?: string;
+                /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneBetween?: string[];
+                /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneIn?: string[];
+                /** @description `TipoCaratteristicaSezioneId` equals the value. */
+                tipoCaratteristicaSezioneId?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
+                tipoCaratteristicaSezioneIdGreaterThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than the value. */
+                tipoCaratteristicaSezioneIdLessThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` differs from the value. */
+                tipoCaratteristicaSezioneIdNotEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdBetween?: number[];
+                /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdIn?: number[];
+                /** @description `IsDisattiva` equals the value. */
+                isDisattiva?: boolean;
+                /** @description `IconaImmagineId` equals the value. */
+                iconaImmagineId?: number;
+                /** @description `IconaImmagineId` is greater than or equal to the value. */
+                iconaImmagineIdGreaterThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` is greater than the value. */
+                iconaImmagineIdGreaterThan?: number;
+                /** @description `IconaImmagineId` is less than the value. */
+                iconaImmagineIdLessThan?: number;
+                /** @description `IconaImmagineId` is less than or equal to the value. */
+                iconaImmagineIdLessThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` differs from the value. */
+                iconaImmagineIdNotEqualTo?: number;
+                /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdBetween?: number[];
+                /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdIn?: number[];
+                /** @description `OrdineVista` equals the value. */
+                ordineVista?: number;
+                /** @description `OrdineVista` is greater than or equal to the value. */
+                ordineVistaGreaterThanOrEqualTo?: number;
+                /** @description `OrdineVista` is greater than the value. */
+                ordineVistaGreaterThan?: number;
+                /** @description `OrdineVista` is less than the value. */
+                ordineVistaLessThan?: number;
+                /** @description `OrdineVista` is less than or equal to the value. */
+                ordineVistaLessThanOrEqualTo?: number;
+                /** @description `OrdineVista` differs from the value. */
+                ordineVistaNotEqualTo?: number;
+                /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaBetween?: number[];
+                /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaIn?: number[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `jsonl` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonlCsv"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every matching `CaratteristicaGruppo` record, streamed (chunked). */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {"id":1,"descrizione":"Esempio Descrizione","tipoCaratteristicaSezioneId":3,"isDisattiva":false,"iconaImmagineId":5,"ordineVista":6}
+                     *     {"complete":true,"rows":1}
+                     */
+                    "application/x-ndjson": string;
+                };
+            };
+            400: components["responses"]["BadRequestExport"];
+            401: components["responses"]["UnauthorizedExport"];
+            403: components["responses"]["ForbiddenExport"];
+            406: components["responses"]["NotAcceptableExport"];
+            429: components["responses"]["TooManyRequestsExport"];
+            500: components["responses"]["InternalServerErrorExport"];
+            503: components["responses"]["ServiceUnavailableExport"];
+        };
+    };
+    CaratteristicaGruppoQueryExportApiJsonl: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `Descrizione` equals the value. */
+                descrizione?: string;
+                /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+                descrizioneStartsWith?: string;
+                /** @description `Descrizione` ends with the value, matched literally. */
+                descrizioneEndsWith?: string;
+                /** @description `Descrizione` contains the value, matched literally. */
+                descrizioneContains?: string;
+                /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                descrizioneLike?: string;
+                /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneBetween?: string[];
+                /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneIn?: string[];
+                /** @description `TipoCaratteristicaSezioneId` equals the value. */
+                tipoCaratteristicaSezioneId?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
+                tipoCaratteristicaSezioneIdGreaterThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than the value. */
+                tipoCaratteristicaSezioneIdLessThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` differs from the value. */
+                tipoCaratteristicaSezioneIdNotEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdBetween?: number[];
+                /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdIn?: number[];
+                /** @description `IsDisattiva` equals the value. */
+                isDisattiva?: boolean;
+                /** @description `IconaImmagineId` equals the value. */
+                iconaImmagineId?: number;
+                /** @description `IconaImmagineId` is greater than or equal to the value. */
+                iconaImmagineIdGreaterThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` is greater than the value. */
+                iconaImmagineIdGreaterThan?: number;
+                /** @description `IconaImmagineId` is less than the value. */
+                iconaImmagineIdLessThan?: number;
+                /** @description `IconaImmagineId` is less than or equal to the value. */
+                iconaImmagineIdLessThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` differs from the value. */
+                iconaImmagineIdNotEqualTo?: number;
+                /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdBetween?: number[];
+                /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdIn?: number[];
+                /** @description `OrdineVista` equals the value. */
+                ordineVista?: number;
+                /** @description `OrdineVista` is greater than or equal to the value. */
+                ordineVistaGreaterThanOrEqualTo?: number;
+                /** @description `OrdineVista` is greater than the value. */
+                ordineVistaGreaterThan?: number;
+                /** @description `OrdineVista` is less than the value. */
+                ordineVistaLessThan?: number;
+                /** @description `OrdineVista` is less than or equal to the value. */
+                ordineVistaLessThanOrEqualTo?: number;
+                /** @description `OrdineVista` differs from the value. */
+                ordineVistaNotEqualTo?: number;
+                /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaBetween?: number[];
+                /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaIn?: number[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `jsonl` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonlCsv"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CaratteristicaGruppoQueryExport"];
+                "application/x-www-form-urlencoded": components["schemas"]["CaratteristicaGruppoQueryExport"];
+            };
+        };
+        responses: {
+            /** @description Every matching `CaratteristicaGruppo` record, streamed (chunked). */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {"id":1,"descrizione":"Esempio Descrizione","tipoCaratteristicaSezioneId":3,"isDisattiva":false,"iconaImmagineId":5,"ordineVista":6}
+                     *     {"complete":true,"rows":1}
+                     */
+                    "application/x-ndjson": string;
+                };
+            };
+            400: components["responses"]["BadRequestExport"];
+            401: components["responses"]["UnauthorizedExport"];
+            403: components["responses"]["ForbiddenExport"];
+            406: components["responses"]["NotAcceptableExport"];
+            413: components["responses"]["PayloadTooLargeExport"];
+            415: components["responses"]["UnsupportedMediaTypeExport"];
+            429: components["responses"]["TooManyRequestsExport"];
+            500: components["responses"]["InternalServerErrorExport"];
+            503: components["responses"]["ServiceUnavailableExport"];
+        };
+    };
+    CaratteristicaGruppoQueryExportGetApiJsonlHead: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `Descrizione` equals the value. */
+                descrizione?: string;
+                /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+                descrizioneStartsWith?: string;
+                /** @description `Descrizione` ends with the value, matched literally. */
+                descrizioneEndsWith?: string;
+                /** @description `Descrizione` contains the value, matched literally. */
+                descrizioneContains?: string;
+                /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                descrizioneLike?: string;
+                /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneBetween?: string[];
+                /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                descrizioneIn?: string[];
+                /** @description `TipoCaratteristicaSezioneId` equals the value. */
+                tipoCaratteristicaSezioneId?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
+                tipoCaratteristicaSezioneIdGreaterThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than the value. */
+                tipoCaratteristicaSezioneIdLessThan?: number;
+                /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` differs from the value. */
+                tipoCaratteristicaSezioneIdNotEqualTo?: number;
+                /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdBetween?: number[];
+                /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoCaratteristicaSezioneIdIn?: number[];
+                /** @description `IsDisattiva` equals the value. */
+                isDisattiva?: boolean;
+                /** @description `IconaImmagineId` equals the value. */
+                iconaImmagineId?: number;
+                /** @description `IconaImmagineId` is greater than or equal to the value. */
+                iconaImmagineIdGreaterThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` is greater than the value. */
+                iconaImmagineIdGreaterThan?: number;
+                /** @description `IconaImmagineId` is less than the value. */
+                iconaImmagineIdLessThan?: number;
+                /** @description `IconaImmagineId` is less than or equal to the value. */
+                iconaImmagineIdLessThanOrEqualTo?: number;
+                /** @description `IconaImmagineId` differs from the value. */
+                iconaImmagineIdNotEqualTo?: number;
+                /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdBetween?: number[];
+                /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                iconaImmagineIdIn?: number[];
+                /** @description `OrdineVista` equals the value. */
+                ordineVista?: number;
+                /** @description `OrdineVista` is greater than or equal to the value. */
+                ordineVistaGreaterThanOrEqualTo?: number;
+                /** @description `OrdineVista` is greater than the value. */
+                ordineVistaGreaterThan?: number;
+                /** @description `OrdineVista` is less than the value. */
+                ordineVistaLessThan?: number;
+                /** @description `OrdineVista` is less than or equal to the value. */
+                ordineVistaLessThanOrEqualTo?: number;
+                /** @description `OrdineVista` differs from the value. */
+                ordineVistaNotEqualTo?: number;
+                /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaBetween?: number[];
+                /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                ordineVistaIn?: number[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `jsonl` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonlCsv"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every matching `CaratteristicaGruppo` record, streamed (chunked). */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No, malformed, expired or badly signed token, or wrong credentials. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Authenticated, but without the role the operation requires. */
+            403: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit reached for this client address. */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit's one-minute window ends. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /**
+                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`; for a limit of requests running at once (the exports), the quota unit `qu="concurrent-requests"` instead of a window, such as `"export";q=2;qu="concurrent-requests"`. Sent on every answer that reached the limit's counter while the limit is on.
+                     * @example "register";q=10;w=60
+                     */
+                    "RateLimit-Policy": string;
+                    /**
+                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42` (for the exports: the exports that may still start in this process, and 1 when none may). The same figures on every node.
+                     * @example "register";r=9;t=42
+                     */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    SoggettoRecapitoQueryExportGet: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `SoggettoId` equals the value. */
+                soggettoId?: number;
+                /** @description `SoggettoId` is greater than or equal to the value. */
+                soggettoIdGreaterThanOrEqualTo?: number;
+                /** @description `SoggettoId` is greater than the value. */
+                soggettoIdGreaterThan?: number;
+                /** @description `SoggettoId` is less than the value. */
+                soggettoIdLessThan?: number;
+                /** @description `SoggettoId` is less than or equal to the value. */
+                soggettoIdLessThanOrEqualTo?: number;
+                /** @description `SoggettoId` differs from the value. */
+                soggettoIdNotEqualTo?: number;
+                /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdBetween?: number[];
+                /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdIn?: number[];
+                /** @description `TipoRecapitoId` equals the value. */
+                tipoRecapitoId?: number;
+                /** @description `TipoRecapitoId` is greater than or equal to the value. */
+                tipoRecapitoIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` is greater than the value. */
+                tipoRecapitoIdGreaterThan?: number;
+                /** @description `TipoRecapitoId` is less than the value. */
+                tipoRecapitoIdLessThan?: number;
+                /** @description `TipoRecapitoId` is less than or equal to the value. */
+                tipoRecapitoIdLessThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` differs from the value. */
+                tipoRecapitoIdNotEqualTo?: number;
+                /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdBetween?: number[];
+                /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdIn?: number[];
+                /** @description `Recapito` equals the value. */
+                recapito?: string;
+                /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+                recapitoStartsWith?: string;
+                /** @description `Recapito` ends with the value, matched literally. */
+                recapitoEndsWith?: string;
+                /** @description `Recapito` contains the value, matched literally. */
+                recapitoContains?: string;
+                /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                recapitoLike?: string;
+                /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoBetween?: string[];
+                /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoIn?: string[];
+                /** @description `CodiceEsterno` equals the value. */
+                codiceEsterno?: string;
+                /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+                codiceEsternoStartsWith?: string;
+                /** @description `CodiceEsterno` ends with the value, matched literally. */
+                codiceEsternoEndsWith?: string;
+                /** @description `CodiceEsterno` contains the value, matched literally. */
+                codiceEsternoContains?: string;
+                /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                codiceEsternoLike?: string;
+                /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoBetween?: string[];
+                /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoIn?: string[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `jsonl` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonlCsv"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every matching `SoggettoRecapito` record, streamed (chunked). */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {"id":1,"soggettoId":2,"tipoRecapitoId":3,"recapito":"Esempio Recapito","codiceEsterno":"Esempio CodiceEsterno"}
+                     *     {"complete":true,"rows":1}
+                     */
+                    "application/x-ndjson": string;
+                    /**
+                     * @example Id,SoggettoId,TipoRecapitoId,Recapito,CodiceEsterno
+                     *     1,2,3,Esempio Recapito,Esempio CodiceEsterno
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequestExport"];
+            401: components["responses"]["UnauthorizedExport"];
+            403: components["responses"]["ForbiddenExport"];
+            406: components["responses"]["NotAcceptableExport"];
+            429: components["responses"]["TooManyRequestsExport"];
+            500: components["responses"]["InternalServerErrorExport"];
+            503: components["responses"]["ServiceUnavailableExport"];
+        };
+    };
+    SoggettoRecapitoQueryExport: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `SoggettoId` equals the value. */
+                soggettoId?: number;
+                /** @description `SoggettoId` is greater than or equal to the value. */
+                soggettoIdGreaterThanOrEqualTo?: number;
+                /** @description `SoggettoId` is greater than the value. */
+                soggettoIdGreaterThan?: number;
+                /** @description `SoggettoId` is less than the value. */
+                soggettoIdLessThan?: number;
+                /** @description `SoggettoId` is less than or equal to the value. */
+                soggettoIdLessThanOrEqualTo?: number;
+                /** @description `SoggettoId` differs from the value. */
+                soggettoIdNotEqualTo?: number;
+                /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdBetween?: number[];
+                /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdIn?: number[];
+                /** @description `TipoRecapitoId` equals the value. */
+                tipoRecapitoId?: number;
+                /** @description `TipoRecapitoId` is greater than or equal to the value. */
+                tipoRecapitoIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` is greater than the value. */
+                tipoRecapitoIdGreaterThan?: number;
+                /** @description `TipoRecapitoId` is less than the value. */
+                tipoRecapitoIdLessThan?: number;
+                /** @description `TipoRecapitoId` is less than or equal to the value. */
+                tipoRecapitoIdLessThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` differs from the value. */
+                tipoRecapitoIdNotEqualTo?: number;
+                /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdBetween?: number[];
+                /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdIn?: number[];
+                /** @description `Recapito` equals the value. */
+                recapito?: string;
+                /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+                recapitoStartsWith?: string;
+                /** @description `Recapito` ends with the value, matched literally. */
+                recapitoEndsWith?: string;
+                /** @description `Recapito` contains the value, matched literally. */
+                recapitoContains?: string;
+                /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                recapitoLike?: string;
+                /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoBetween?: string[];
+                /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoIn?: string[];
+                /** @description `CodiceEsterno` equals the value. */
+                codiceEsterno?: string;
+                /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+                codiceEsternoStartsWith?: string;
+                /** @description `CodiceEsterno` ends with the value, matched literally. */
+                codiceEsternoEndsWith?: string;
+                /** @description `CodiceEsterno` contains the value, matched literally. */
+                codiceEsternoContains?: string;
+                /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                codiceEsternoLike?: string;
+                /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoBetween?: string[];
+                /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoIn?: string[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `jsonl` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonlCsv"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SoggettoRecapitoQueryExport"];
+                "application/x-www-form-urlencoded": components["schemas"]["SoggettoRecapitoQueryExport"];
+            };
+        };
+        responses: {
+            /** @description Every matching `SoggettoRecapito` record, streamed (chunked). */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {"id":1,"soggettoId":2,"tipoRecapitoId":3,"recapito":"Esempio Recapito","codiceEsterno":"Esempio CodiceEsterno"}
+                     *     {"complete":true,"rows":1}
+                     */
+                    "application/x-ndjson": string;
+                    /**
+                     * @example Id,SoggettoId,TipoRecapitoId,Recapito,CodiceEsterno
+                     *     1,2,3,Esempio Recapito,Esempio CodiceEsterno
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequestExport"];
+            401: components["responses"]["UnauthorizedExport"];
+            403: components["responses"]["ForbiddenExport"];
+            406: components["responses"]["NotAcceptableExport"];
+            413: components["responses"]["PayloadTooLargeExport"];
+            415: components["responses"]["UnsupportedMediaTypeExport"];
+            429: components["responses"]["TooManyRequestsExport"];
+            500: components["responses"]["InternalServerErrorExport"];
+            503: components["responses"]["ServiceUnavailableExport"];
+        };
+    };
+    SoggettoRecapitoQueryExportGetHead: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `SoggettoId` equals the value. */
+                soggettoId?: number;
+                /** @description `SoggettoId` is greater than or equal to the value. */
+                soggettoIdGreaterThanOrEqualTo?: number;
+                /** @description `SoggettoId` is greater than the value. */
+                soggettoIdGreaterThan?: number;
+                /** @description `SoggettoId` is less than the value. */
+                soggettoIdLessThan?: number;
+                /** @description `SoggettoId` is less than or equal to the value. */
+                soggettoIdLessThanOrEqualTo?: number;
+                /** @description `SoggettoId` differs from the value. */
+                soggettoIdNotEqualTo?: number;
+                /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdBetween?: number[];
+                /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdIn?: number[];
+                /** @description `TipoRecapitoId` equals the value. */
+                tipoRecapitoId?: number;
+                /** @description `TipoRecapitoId` is greater than or equal to the value. */
+                tipoRecapitoIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` is greater than the value. */
+                tipoRecapitoIdGreaterThan?: number;
+                /** @description `TipoRecapitoId` is less than the value. */
+                tipoRecapitoIdLessThan?: number;
+                /** @description `TipoRecapitoId` is less than or equal to the value. */
+                tipoRecapitoIdLessThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` differs from the value. */
+                tipoRecapitoIdNotEqualTo?: number;
+                /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdBetween?: number[];
+                /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdIn?: number[];
+                /** @description `Recapito` equals the value. */
+                recapito?: string;
+                /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+                recapitoStartsWith?: string;
+                /** @description `Recapito` ends with the value, matched literally. */
+                recapitoEndsWith?: string;
+                /** @description `Recapito` contains the value, matched literally. */
+                recapitoContains?: string;
+                /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                recapitoLike?: string;
+                /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoBetween?: string[];
+                /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoIn?: string[];
+                /** @description `CodiceEsterno` equals the value. */
+                codiceEsterno?: string;
+                /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+                codiceEsternoStartsWith?: string;
+                /** @description `CodiceEsterno` ends with the value, matched literally. */
+                codiceEsternoEndsWith?: string;
+                /** @description `CodiceEsterno` contains the value, matched literally. */
+                codiceEsternoContains?: string;
+                /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                codiceEsternoLike?: string;
+                /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoBetween?: string[];
+                /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoIn?: string[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `jsonl` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonlCsv"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every matching `SoggettoRecapito` record, streamed (chunked). */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No, malformed, expired or badly signed token, or wrong credentials. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Authenticated, but without the role the operation requires. */
+            403: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit reached for this client address. */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit's one-minute window ends. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /**
+                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`; for a limit of requests running at once (the exports), the quota unit `qu="concurrent-requests"` instead of a window, such as `"export";q=2;qu="concurrent-requests"`. Sent on every answer that reached the limit's counter while the limit is on.
+                     * @example "register";q=10;w=60
+                     */
+                    "RateLimit-Policy": string;
+                    /**
+                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42` (for the exports: the exports that may still start in this process, and 1 when none may). The same figures on every node.
+                     * @example "register";r=9;t=42
+                     */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    SoggettoRecapitoQueryExportGetCsv: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `SoggettoId` equals the value. */
+                soggettoId?: number;
+                /** @description `SoggettoId` is greater than or equal to the value. */
+                soggettoIdGreaterThanOrEqualTo?: number;
+                /** @description `SoggettoId` is greater than the value. */
+                soggettoIdGreaterThan?: number;
+                /** @description `SoggettoId` is less than the value. */
+                soggettoIdLessThan?: number;
+                /** @description `SoggettoId` is less than or equal to the value. */
+                soggettoIdLessThanOrEqualTo?: number;
+                /** @description `SoggettoId` differs from the value. */
+                soggettoIdNotEqualTo?: number;
+                /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdBetween?: number[];
+                /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdIn?: number[];
+                /** @description `TipoRecapitoId` equals the value. */
+                tipoRecapitoId?: number;
+                /** @description `TipoRecapitoId` is greater than or equal to the value. */
+                tipoRecapitoIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` is greater than the value. */
+                tipoRecapitoIdGreaterThan?: number;
+                /** @description `TipoRecapitoId` is less than the value. */
+                tipoRecapitoIdLessThan?: number;
+                /** @description `TipoRecapitoId` is less than or equal to the value. */
+                tipoRecapitoIdLessThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` differs from the value. */
+                tipoRecapitoIdNotEqualTo?: number;
+                /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdBetween?: number[];
+                /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdIn?: number[];
+                /** @description `Recapito` equals the value. */
+                recapito?: string;
+                /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+                recapitoStartsWith?: string;
+                /** @description `Recapito` ends with the value, matched literally. */
+                recapitoEndsWith?: string;
+                /** @description `Recapito` contains the value, matched literally. */
+                recapitoContains?: string;
+                /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                recapitoLike?: string;
+                /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoBetween?: string[];
+                /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoIn?: string[];
+                /** @description `CodiceEsterno` equals the value. */
+                codiceEsterno?: string;
+                /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+                codiceEsternoStartsWith?: string;
+                /** @description `CodiceEsterno` ends with the value, matched literally. */
+                codiceEsternoEndsWith?: string;
+                /** @description `CodiceEsterno` contains the value, matched literally. */
+                codiceEsternoContains?: string;
+                /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                codiceEsternoLike?: string;
+                /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoBetween?: string[];
+                /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoIn?: string[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `jsonl` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonlCsv"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every matching `SoggettoRecapito` record, streamed (chunked). */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example Id,SoggettoId,TipoRecapitoId,Recapito,CodiceEsterno
+                     *     1,2,3,Esempio Recapito,Esempio CodiceEsterno
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequestExport"];
+            401: components["responses"]["UnauthorizedExport"];
+            403: components["responses"]["ForbiddenExport"];
+            406: components["responses"]["NotAcceptableExport"];
+            429: components["responses"]["TooManyRequestsExport"];
+            500: components["responses"]["InternalServerErrorExport"];
+            503: components["responses"]["ServiceUnavailableExport"];
+        };
+    };
+    SoggettoRecapitoQueryExportCsv: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `SoggettoId` equals the value. */
+                soggettoId?: number;
+                /** @description `SoggettoId` is greater than or equal to the value. */
+                soggettoIdGreaterThanOrEqualTo?: number;
+                /** @description `SoggettoId` is greater than the value. */
+                soggettoIdGreaterThan?: number;
+                /** @description `SoggettoId` is less than the value. */
+                soggettoIdLessThan?: number;
+                /** @description `SoggettoId` is less than or equal to the value. */
+                soggettoIdLessThanOrEqualTo?: number;
+                /** @description `SoggettoId` differs from the value. */
+                soggettoIdNotEqualTo?: number;
+                /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdBetween?: number[];
+                /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdIn?: number[];
+                /** @description `TipoRecapitoId` equals the value. */
+                tipoRecapitoId?: number;
+                /** @description `TipoRecapitoId` is greater than or equal to the value. */
+                tipoRecapitoIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` is greater than the value. */
+                tipoRecapitoIdGreaterThan?: number;
+                /** @description `TipoRecapitoId` is less than the value. */
+                tipoRecapitoIdLessThan?: number;
+                /** @description `TipoRecapitoId` is less than or equal to the value. */
+                tipoRecapitoIdLessThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` differs from the value. */
+                tipoRecapitoIdNotEqualTo?: number;
+                /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdBetween?: number[];
+                /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdIn?: number[];
+                /** @description `Recapito` equals the value. */
+                recapito?: string;
+                /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+                recapitoStartsWith?: string;
+                /** @description `Recapito` ends with the value, matched literally. */
+                recapitoEndsWith?: string;
+                /** @description `Recapito` contains the value, matched literally. */
+                recapitoContains?: string;
+                /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                recapitoLike?: string;
+                /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoBetween?: string[];
+                /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoIn?: string[];
+                /** @description `CodiceEsterno` equals the value. */
+                codiceEsterno?: string;
+                /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+                codiceEsternoStartsWith?: string;
+                /** @description `CodiceEsterno` ends with the value, matched literally. */
+                codiceEsternoEndsWith?: string;
+                /** @description `CodiceEsterno` contains the value, matched literally. */
+                codiceEsternoContains?: string;
+                /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                codiceEsternoLike?: string;
+                /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoBetween?: string[];
+                /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoIn?: string[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `jsonl` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonlCsv"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SoggettoRecapitoQueryExport"];
+                "application/x-www-form-urlencoded": components["schemas"]["SoggettoRecapitoQueryExport"];
+            };
+        };
+        responses: {
+            /** @description Every matching `SoggettoRecapito` record, streamed (chunked). */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example Id,SoggettoId,TipoRecapitoId,Recapito,CodiceEsterno
+                     *     1,2,3,Esempio Recapito,Esempio CodiceEsterno
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequestExport"];
+            401: components["responses"]["UnauthorizedExport"];
+            403: components["responses"]["ForbiddenExport"];
+            406: components["responses"]["NotAcceptableExport"];
+            413: components["responses"]["PayloadTooLargeExport"];
+            415: components["responses"]["UnsupportedMediaTypeExport"];
+            429: components["responses"]["TooManyRequestsExport"];
+            500: components["responses"]["InternalServerErrorExport"];
+            503: components["responses"]["ServiceUnavailableExport"];
+        };
+    };
+    SoggettoRecapitoQueryExportGetCsvHead: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `SoggettoId` equals the value. */
+                soggettoId?: number;
+                /** @description `SoggettoId` is greater than or equal to the value. */
+                soggettoIdGreaterThanOrEqualTo?: number;
+                /** @description `SoggettoId` is greater than the value. */
+                soggettoIdGreaterThan?: number;
+                /** @description `SoggettoId` is less than the value. */
+                soggettoIdLessThan?: number;
+                /** @description `SoggettoId` is less than or equal to the value. */
+                soggettoIdLessThanOrEqualTo?: number;
+                /** @description `SoggettoId` differs from the value. */
+                soggettoIdNotEqualTo?: number;
+                /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdBetween?: number[];
+                /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdIn?: number[];
+                /** @description `TipoRecapitoId` equals the value. */
+                tipoRecapitoId?: number;
+                /** @description `TipoRecapitoId` is greater than or equal to the value. */
+                tipoRecapitoIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` is greater than the value. */
+                tipoRecapitoIdGreaterThan?: number;
+                /** @description `TipoRecapitoId` is less than the value. */
+                tipoRecapitoIdLessThan?: number;
+                /** @description `TipoRecapitoId` is less than or equal to the value. */
+                tipoRecapitoIdLessThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` differs from the value. */
+                tipoRecapitoIdNotEqualTo?: number;
+                /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdBetween?: number[];
+                /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdIn?: number[];
+                /** @description `Recapito` equals the value. */
+                recapito?: string;
+                /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+                recapitoStartsWith?: string;
+                /** @description `Recapito` ends with the value, matched literally. */
+                recapitoEndsWith?: string;
+                /** @description `Recapito` contains the value, matched literally. */
+                recapitoContains?: string;
+                /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                recapitoLike?: string;
+                /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoBetween?: string[];
+                /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoIn?: string[];
+                /** @description `CodiceEsterno` equals the value. */
+                codiceEsterno?: string;
+                /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+                codiceEsternoStartsWith?: string;
+                /** @description `CodiceEsterno` ends with the value, matched literally. */
+                codiceEsternoEndsWith?: string;
+                /** @description `CodiceEsterno` contains the value, matched literally. */
+                codiceEsternoContains?: string;
+                /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                codiceEsternoLike?: string;
+                /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoBetween?: string[];
+                /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoIn?: string[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `jsonl` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonlCsv"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every matching `SoggettoRecapito` record, streamed (chunked). */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No, malformed, expired or badly signed token, or wrong credentials. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Authenticated, but without the role the operation requires. */
+            403: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit reached for this client address. */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit's one-minute window ends. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /**
+                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`; for a limit of requests running at once (the exports), the quota unit `qu="concurrent-requests"` instead of a window, such as `"export";q=2;qu="concurrent-requests"`. Sent on every answer that reached the limit's counter while the limit is on.
+                     * @example "register";q=10;w=60
+                     */
+                    "RateLimit-Policy": string;
+                    /**
+                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42` (for the exports: the exports that may still start in this process, and 1 when none may). The same figures on every node.
+                     * @example "register";r=9;t=42
+                     */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    SoggettoRecapitoQueryExportGetJsonl: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `SoggettoId` equals the value. */
+                soggettoId?: number;
+                /** @description `SoggettoId` is greater than or equal to the value. */
+                soggettoIdGreaterThanOrEqualTo?: number;
+                /** @description `SoggettoId` is greater than the value. */
+                soggettoIdGreaterThan?: number;
+                /** @description `SoggettoId` is less than the value. */
+                soggettoIdLessThan?: number;
+                /** @description `SoggettoId` is less than or equal to the value. */
+                soggettoIdLessThanOrEqualTo?: number;
+                /** @description `SoggettoId` differs from the value. */
+                soggettoIdNotEqualTo?: number;
+                /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdBetween?: number[];
+                /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdIn?: number[];
+                /** @description `TipoRecapitoId` equals the value. */
+                tipoRecapitoId?: number;
+                /** @description `TipoRecapitoId` is greater than or equal to the value. */
+                tipoRecapitoIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` is greater than the value. */
+                tipoRecapitoIdGreaterThan?: number;
+                /** @description `TipoRecapitoId` is less than the value. */
+                tipoRecapitoIdLessThan?: number;
+                /** @description `TipoRecapitoId` is less than or equal to the value. */
+                tipoRecapitoIdLessThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` differs from the value. */
+                tipoRecapitoIdNotEqualTo?: number;
+                /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdBetween?: number[];
+                /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdIn?: number[];
+                /** @description `Recapito` equals the value. */
+                recapito?: string;
+                /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+                recapitoStartsWith?: string;
+                /** @description `Recapito` ends with the value, matched literally. */
+                recapitoEndsWith?: string;
+                /** @description `Recapito` contains the value, matched literally. */
+                recapitoContains?: string;
+                /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                recapitoLike?: string;
+                /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoBetween?: string[];
+                /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoIn?: string[];
+                /** @description `CodiceEsterno` equals the value. */
+                codiceEsterno?: string;
+                /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+                codiceEsternoStartsWith?: string;
+                /** @description `CodiceEsterno` ends with the value, matched literally. */
+                codiceEsternoEndsWith?: string;
+                /** @description `CodiceEsterno` contains the value, matched literally. */
+                codiceEsternoContains?: string;
+                /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                codiceEsternoLike?: string;
+                /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoBetween?: string[];
+                /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoIn?: string[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `jsonl` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonlCsv"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every matching `SoggettoRecapito` record, streamed (chunked). */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {"id":1,"soggettoId":2,"tipoRecapitoId":3,"recapito":"Esempio Recapito","codiceEsterno":"Esempio CodiceEsterno"}
+                     *     {"complete":true,"rows":1}
+                     */
+                    "application/x-ndjson": string;
+                };
+            };
+            400: components["responses"]["BadRequestExport"];
+            401: components["responses"]["UnauthorizedExport"];
+            403: components["responses"]["ForbiddenExport"];
+            406: components["responses"]["NotAcceptableExport"];
+            429: components["responses"]["TooManyRequestsExport"];
+            500: components["responses"]["InternalServerErrorExport"];
+            503: components["responses"]["ServiceUnavailableExport"];
+        };
+    };
+    SoggettoRecapitoQueryExportJsonl: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `SoggettoId` equals the value. */
+                soggettoId?: number;
+                /** @description `SoggettoId` is greater than or equal to the value. */
+                soggettoIdGreaterThanOrEqualTo?: number;
+                /** @description `SoggettoId` is greater than the value. */
+                soggettoIdGreaterThan?: number;
+                /** @description `SoggettoId` is less than the value. */
+                soggettoIdLessThan?: number;
+                /** @description `SoggettoId` is less than or equal to the value. */
+                soggettoIdLessThanOrEqualTo?: number;
+                /** @description `SoggettoId` differs from the value. */
+                soggettoIdNotEqualTo?: number;
+                /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdBetween?: number[];
+                /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdIn?: number[];
+                /** @description `TipoRecapitoId` equals the value. */
+                tipoRecapitoId?: number;
+                /** @description `TipoRecapitoId` is greater than or equal to the value. */
+                tipoRecapitoIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` is greater than the value. */
+                tipoRecapitoIdGreaterThan?: number;
+                /** @description `TipoRecapitoId` is less than the value. */
+                tipoRecapitoIdLessThan?: number;
+                /** @description `TipoRecapitoId` is less than or equal to the value. */
+                tipoRecapitoIdLessThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` differs from the value. */
+                tipoRecapitoIdNotEqualTo?: number;
+                /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdBetween?: number[];
+                /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdIn?: number[];
+                /** @description `Recapito` equals the value. */
+                recapito?: string;
+                /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+                recapitoStartsWith?: string;
+                /** @description `Recapito` ends with the value, matched literally. */
+                recapitoEndsWith?: string;
+                /** @description `Recapito` contains the value, matched literally. */
+                recapitoContains?: string;
+                /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                recapitoLike?: string;
+                /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoBetween?: string[];
+                /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoIn?: string[];
+                /** @description `CodiceEsterno` equals the value. */
+                codiceEsterno?: string;
+                /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+                codiceEsternoStartsWith?: string;
+                /** @description `CodiceEsterno` ends with the value, matched literally. */
+                codiceEsternoEndsWith?: string;
+                /** @description `CodiceEsterno` contains the value, matched literally. */
+                codiceEsternoContains?: string;
+                /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                codiceEsternoLike?: string;
+                /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoBetween?: string[];
+                /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoIn?: string[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `jsonl` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonlCsv"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SoggettoRecapitoQueryExport"];
+                "application/x-www-form-urlencoded": components["schemas"]["SoggettoRecapitoQueryExport"];
+            };
+        };
+        responses: {
+            /** @description Every matching `SoggettoRecapito` record, streamed (chunked). */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {"id":1,"soggettoId":2,"tipoRecapitoId":3,"recapito":"Esempio Recapito","codiceEsterno":"Esempio CodiceEsterno"}
+                     *     {"complete":true,"rows":1}
+                     */
+                    "application/x-ndjson": string;
+                };
+            };
+            400: components["responses"]["BadRequestExport"];
+            401: components["responses"]["UnauthorizedExport"];
+            403: components["responses"]["ForbiddenExport"];
+            406: components["responses"]["NotAcceptableExport"];
+            413: components["responses"]["PayloadTooLargeExport"];
+            415: components["responses"]["UnsupportedMediaTypeExport"];
+            429: components["responses"]["TooManyRequestsExport"];
+            500: components["responses"]["InternalServerErrorExport"];
+            503: components["responses"]["ServiceUnavailableExport"];
+        };
+    };
+    SoggettoRecapitoQueryExportGetJsonlHead: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `SoggettoId` equals the value. */
+                soggettoId?: number;
+                /** @description `SoggettoId` is greater than or equal to the value. */
+                soggettoIdGreaterThanOrEqualTo?: number;
+                /** @description `SoggettoId` is greater than the value. */
+                soggettoIdGreaterThan?: number;
+                /** @description `SoggettoId` is less than the value. */
+                soggettoIdLessThan?: number;
+                /** @description `SoggettoId` is less than or equal to the value. */
+                soggettoIdLessThanOrEqualTo?: number;
+                /** @description `SoggettoId` differs from the value. */
+                soggettoIdNotEqualTo?: number;
+                /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdBetween?: number[];
+                /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdIn?: number[];
+                /** @description `TipoRecapitoId` equals the value. */
+                tipoRecapitoId?: number;
+                /** @description `TipoRecapitoId` is greater than or equal to the value. */
+                tipoRecapitoIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` is greater than the value. */
+                tipoRecapitoIdGreaterThan?: number;
+                /** @description `TipoRecapitoId` is less than the value. */
+                tipoRecapitoIdLessThan?: number;
+                /** @description `TipoRecapitoId` is less than or equal to the value. */
+                tipoRecapitoIdLessThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` differs from the value. */
+                tipoRecapitoIdNotEqualTo?: number;
+                /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdBetween?: number[];
+                /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdIn?: number[];
+                /** @description `Recapito` equals the value. */
+                recapito?: string;
+                /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+                recapitoStartsWith?: string;
+                /** @description `Recapito` ends with the value, matched literally. */
+                recapitoEndsWith?: string;
+                /** @description `Recapito` contains the value, matched literally. */
+                recapitoContains?: string;
+                /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                recapitoLike?: string;
+                /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoBetween?: string[];
+                /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoIn?: string[];
+                /** @description `CodiceEsterno` equals the value. */
+                codiceEsterno?: string;
+                /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+                codiceEsternoStartsWith?: string;
+                /** @description `CodiceEsterno` ends with the value, matched literally. */
+                codiceEsternoEndsWith?: string;
+                /** @description `CodiceEsterno` contains the value, matched literally. */
+                codiceEsternoContains?: string;
+                /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                codiceEsternoLike?: string;
+                /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoBetween?: string[];
+                /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoIn?: string[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `jsonl` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonlCsv"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every matching `SoggettoRecapito` record, streamed (chunked). */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No, malformed, expired or badly signed token, or wrong credentials. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Authenticated, but without the role the operation requires. */
+            403: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit reached for this client address. */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit's one-minute window ends. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /**
+                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`; for a limit of requests running at once (the exports), the quota unit `qu="concurrent-requests"` instead of a window, such as `"export";q=2;qu="concurrent-requests"`. Sent on every answer that reached the limit's counter while the limit is on.
+                     * @example "register";q=10;w=60
+                     */
+                    "RateLimit-Policy": string;
+                    /**
+                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42` (for the exports: the exports that may still start in this process, and 1 when none may). The same figures on every node.
+                     * @example "register";r=9;t=42
+                     */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    SoggettoRecapitoQueryExportGetApi: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `SoggettoId` equals the value. */
+                soggettoId?: number;
+                /** @description `SoggettoId` is greater than or equal to the value. */
+                soggettoIdGreaterThanOrEqualTo?: number;
+                /** @description `SoggettoId` is greater than the value. */
+                soggettoIdGreaterThan?: number;
+                /** @description `SoggettoId` is less than the value. */
+                soggettoIdLessThan?: number;
+                /** @description `SoggettoId` is less than or equal to the value. */
+                soggettoIdLessThanOrEqualTo?: number;
+                /** @description `SoggettoId` differs from the value. */
+                soggettoIdNotEqualTo?: number;
+                /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdBetween?: number[];
+                /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdIn?: number[];
+                /** @description `TipoRecapitoId` equals the value. */
+                tipoRecapitoId?: number;
+                /** @description `TipoRecapitoId` is greater than or equal to the value. */
+                tipoRecapitoIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` is greater than the value. */
+                tipoRecapitoIdGreaterThan?: number;
+                /** @description `TipoRecapitoId` is less than the value. */
+                tipoRecapitoIdLessThan?: number;
+                /** @description `TipoRecapitoId` is less than or equal to the value. */
+                tipoRecapitoIdLessThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` differs from the value. */
+                tipoRecapitoIdNotEqualTo?: number;
+                /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdBetween?: number[];
+                /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdIn?: number[];
+                /** @description `Recapito` equals the value. */
+                recapito?: string;
+                /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+                recapitoStartsWith?: string;
+                /** @description `Recapito` ends with the value, matched literally. */
+                recapitoEndsWith?: string;
+                /** @description `Recapito` contains the value, matched literally. */
+                recapitoContains?: string;
+                /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                recapitoLike?: string;
+                /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoBetween?: string[];
+                /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoIn?: string[];
+                /** @description `CodiceEsterno` equals the value. */
+                codiceEsterno?: string;
+                /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+                codiceEsternoStartsWith?: string;
+                /** @description `CodiceEsterno` ends with the value, matched literally. */
+                codiceEsternoEndsWith?: string;
+                /** @description `CodiceEsterno` contains the value, matched literally. */
+                codiceEsternoContains?: string;
+                /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                codiceEsternoLike?: string;
+                /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoBetween?: string[];
+                /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoIn?: string[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `jsonl` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonlCsv"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every matching `SoggettoRecapito` record, streamed (chunked). */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {"id":1,"soggettoId":2,"tipoRecapitoId":3,"recapito":"Esempio Recapito","codiceEsterno":"Esempio CodiceEsterno"}
+                     *     {"complete":true,"rows":1}
+                     */
+                    "application/x-ndjson": string;
+                    /**
+                     * @example Id,SoggettoId,TipoRecapitoId,Recapito,CodiceEsterno
+                     *     1,2,3,Esempio Recapito,Esempio CodiceEsterno
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequestExport"];
+            401: components["responses"]["UnauthorizedExport"];
+            403: components["responses"]["ForbiddenExport"];
+            406: components["responses"]["NotAcceptableExport"];
+            429: components["responses"]["TooManyRequestsExport"];
+            500: components["responses"]["InternalServerErrorExport"];
+            503: components["responses"]["ServiceUnavailableExport"];
+        };
+    };
+    SoggettoRecapitoQueryExportApi: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `SoggettoId` equals the value. */
+                soggettoId?: number;
+                /** @description `SoggettoId` is greater than or equal to the value. */
+                soggettoIdGreaterThanOrEqualTo?: number;
+                /** @description `SoggettoId` is greater than the value. */
+                soggettoIdGreaterThan?: number;
+                /** @description `SoggettoId` is less than the value. */
+                soggettoIdLessThan?: number;
+                /** @description `SoggettoId` is less than or equal to the value. */
+                soggettoIdLessThanOrEqualTo?: number;
+                /** @description `SoggettoId` differs from the value. */
+                soggettoIdNotEqualTo?: number;
+                /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdBetween?: number[];
+                /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdIn?: number[];
+                /** @description `TipoRecapitoId` equals the value. */
+                tipoRecapitoId?: number;
+                /** @description `TipoRecapitoId` is greater than or equal to the value. */
+                tipoRecapitoIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` is greater than the value. */
+                tipoRecapitoIdGreaterThan?: number;
+                /** @description `TipoRecapitoId` is less than the value. */
+                tipoRecapitoIdLessThan?: number;
+                /** @description `TipoRecapitoId` is less than or equal to the value. */
+                tipoRecapitoIdLessThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` differs from the value. */
+                tipoRecapitoIdNotEqualTo?: number;
+                /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdBetween?: number[];
+                /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdIn?: number[];
+                /** @description `Recapito` equals the value. */
+                recapito?: string;
+                /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+                recapitoStartsWith?: string;
+                /** @description `Recapito` ends with the value, matched literally. */
+                recapitoEndsWith?: string;
+                /** @description `Recapito` contains the value, matched literally. */
+                recapitoContains?: string;
+                /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                recapitoLike?: string;
+                /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoBetween?: string[];
+                /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoIn?: string[];
+                /** @description `CodiceEsterno` equals the value. */
+                codiceEsterno?: string;
+                /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+                codiceEsternoStartsWith?: string;
+                /** @description `CodiceEsterno` ends with the value, matched literally. */
+                codiceEsternoEndsWith?: string;
+                /** @description `CodiceEsterno` contains the value, matched literally. */
+                codiceEsternoContains?: string;
+                /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                codiceEsternoLike?: string;
+                /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoBetween?: string[];
+                /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoIn?: string[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `jsonl` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonlCsv"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SoggettoRecapitoQueryExport"];
+                "application/x-www-form-urlencoded": components["schemas"]["SoggettoRecapitoQueryExport"];
+            };
+        };
+        responses: {
+            /** @description Every matching `SoggettoRecapito` record, streamed (chunked). */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {"id":1,"soggettoId":2,"tipoRecapitoId":3,"recapito":"Esempio Recapito","codiceEsterno":"Esempio CodiceEsterno"}
+                     *     {"complete":true,"rows":1}
+                     */
+                    "application/x-ndjson": string;
+                    /**
+                     * @example Id,SoggettoId,TipoRecapitoId,Recapito,CodiceEsterno
+                     *     1,2,3,Esempio Recapito,Esempio CodiceEsterno
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequestExport"];
+            401: components["responses"]["UnauthorizedExport"];
+            403: components["responses"]["ForbiddenExport"];
+            406: components["responses"]["NotAcceptableExport"];
+            413: components["responses"]["PayloadTooLargeExport"];
+            415: components["responses"]["UnsupportedMediaTypeExport"];
+            429: components["responses"]["TooManyRequestsExport"];
+            500: components["responses"]["InternalServerErrorExport"];
+            503: components["responses"]["ServiceUnavailableExport"];
+        };
+    };
+    SoggettoRecapitoQueryExportGetApiHead: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `SoggettoId` equals the value. */
+                soggettoId?: number;
+                /** @description `SoggettoId` is greater than or equal to the value. */
+                soggettoIdGreaterThanOrEqualTo?: number;
+                /** @description `SoggettoId` is greater than the value. */
+                soggettoIdGreaterThan?: number;
+                /** @description `SoggettoId` is less than the value. */
+                soggettoIdLessThan?: number;
+                /** @description `SoggettoId` is less than or equal to the value. */
+                soggettoIdLessThanOrEqualTo?: number;
+                /** @description `SoggettoId` differs from the value. */
+                soggettoIdNotEqualTo?: number;
+                /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdBetween?: number[];
+                /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdIn?: number[];
+                /** @description `TipoRecapitoId` equals the value. */
+                tipoRecapitoId?: number;
+                /** @description `TipoRecapitoId` is greater than or equal to the value. */
+                tipoRecapitoIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` is greater than the value. */
+                tipoRecapitoIdGreaterThan?: number;
+                /** @description `TipoRecapitoId` is less than the value. */
+                tipoRecapitoIdLessThan?: number;
+                /** @description `TipoRecapitoId` is less than or equal to the value. */
+                tipoRecapitoIdLessThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` differs from the value. */
+                tipoRecapitoIdNotEqualTo?: number;
+                /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdBetween?: number[];
+                /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdIn?: number[];
+                /** @description `Recapito` equals the value. */
+                recapito?: string;
+                /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+                recapitoStartsWith?: string;
+                /** @description `Recapito` ends with the value, matched literally. */
+                recapitoEndsWith?: string;
+                /** @description `Recapito` contains the value, matched literally. */
+                recapitoContains?: string;
+                /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                recapitoLike?: string;
+                /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoBetween?: string[];
+                /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoIn?: string[];
+                /** @description `CodiceEsterno` equals the value. */
+                codiceEsterno?: string;
+                /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+                codiceEsternoStartsWith?: string;
+                /** @description `CodiceEsterno` ends with the value, matched literally. */
+                codiceEsternoEndsWith?: string;
+                /** @description `CodiceEsterno` contains the value, matched literally. */
+                codiceEsternoContains?: string;
+                /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                codiceEsternoLike?: string;
+                /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoBetween?: string[];
+                /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoIn?: string[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `jsonl` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonlCsv"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every matching `SoggettoRecapito` record, streamed (chunked). */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No, malformed, expired or badly signed token, or wrong credentials. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Authenticated, but without the role the operation requires. */
+            403: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit reached for this client address. */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit's one-minute window ends. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /**
+                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`; for a limit of requests running at once (the exports), the quota unit `qu="concurrent-requests"` instead of a window, such as `"export";q=2;qu="concurrent-requests"`. Sent on every answer that reached the limit's counter while the limit is on.
+                     * @example "register";q=10;w=60
+                     */
+                    "RateLimit-Policy": string;
+                    /**
+                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42` (for the exports: the exports that may still start in this process, and 1 when none may). The same figures on every node.
+                     * @example "register";r=9;t=42
+                     */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    SoggettoRecapitoQueryExportGetApiCsv: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `SoggettoId` equals the value. */
+                soggettoId?: number;
+                /** @description `SoggettoId` is greater than or equal to the value. */
+                soggettoIdGreaterThanOrEqualTo?: number;
+                /** @description `SoggettoId` is greater than the value. */
+                soggettoIdGreaterThan?: number;
+                /** @description `SoggettoId` is less than the value. */
+                soggettoIdLessThan?: number;
+                /** @description `SoggettoId` is less than or equal to the value. */
+                soggettoIdLessThanOrEqualTo?: number;
+                /** @description `SoggettoId` differs from the value. */
+                soggettoIdNotEqualTo?: number;
+                /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdBetween?: number[];
+                /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdIn?: number[];
+                /** @description `TipoRecapitoId` equals the value. */
+                tipoRecapitoId?: number;
+                /** @description `TipoRecapitoId` is greater than or equal to the value. */
+                tipoRecapitoIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` is greater than the value. */
+                tipoRecapitoIdGreaterThan?: number;
+                /** @description `TipoRecapitoId` is less than the value. */
+                tipoRecapitoIdLessThan?: number;
+                /** @description `TipoRecapitoId` is less than or equal to the value. */
+                tipoRecapitoIdLessThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` differs from the value. */
+                tipoRecapitoIdNotEqualTo?: number;
+                /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdBetween?: number[];
+                /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdIn?: number[];
+                /** @description `Recapito` equals the value. */
+                recapito?: string;
+                /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+                recapitoStartsWith?: string;
+                /** @description `Recapito` ends with the value, matched literally. */
+                recapitoEndsWith?: string;
+                /** @description `Recapito` contains the value, matched literally. */
+                recapitoContains?: string;
+                /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                recapitoLike?: string;
+                /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoBetween?: string[];
+                /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoIn?: string[];
+                /** @description `CodiceEsterno` equals the value. */
+                codiceEsterno?: string;
+                /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+                codiceEsternoStartsWith?: string;
+                /** @description `CodiceEsterno` ends with the value, matched literally. */
+                codiceEsternoEndsWith?: string;
+                /** @description `CodiceEsterno` contains the value, matched literally. */
+                codiceEsternoContains?: string;
+                /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                codiceEsternoLike?: string;
+                /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoBetween?: string[];
+                /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoIn?: string[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `jsonl` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonlCsv"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every matching `SoggettoRecapito` record, streamed (chunked). */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example Id,SoggettoId,TipoRecapitoId,Recapito,CodiceEsterno
+                     *     1,2,3,Esempio Recapito,Esempio CodiceEsterno
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequestExport"];
+            401: components["responses"]["UnauthorizedExport"];
+            403: components["responses"]["ForbiddenExport"];
+            406: components["responses"]["NotAcceptableExport"];
+            429: components["responses"]["TooManyRequestsExport"];
+            500: components["responses"]["InternalServerErrorExport"];
+            503: components["responses"]["ServiceUnavailableExport"];
+        };
+    };
+    SoggettoRecapitoQueryExportApiCsv: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `SoggettoId` equals the value. */
+                soggettoId?: number;
+                /** @description `SoggettoId` is greater than or equal to the value. */
+                soggettoIdGreaterThanOrEqualTo?: number;
+                /** @description `SoggettoId` is greater than the value. */
+                soggettoIdGreaterThan?: number;
+                /** @description `SoggettoId` is less than the value. */
+                soggettoIdLessThan?: number;
+                /** @description `SoggettoId` is less than or equal to the value. */
+                soggettoIdLessThanOrEqualTo?: number;
+                /** @description `SoggettoId` differs from the value. */
+                soggettoIdNotEqualTo?: number;
+                /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdBetween?: number[];
+                /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdIn?: number[];
+                /** @description `TipoRecapitoId` equals the value. */
+                tipoRecapitoId?: number;
+                /** @description `TipoRecapitoId` is greater than or equal to the value. */
+                tipoRecapitoIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` is greater than the value. */
+                tipoRecapitoIdGreaterThan?: number;
+                /** @description `TipoRecapitoId` is less than the value. */
+                tipoRecapitoIdLessThan?: number;
+                /** @description `TipoRecapitoId` is less than or equal to the value. */
+                tipoRecapitoIdLessThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` differs from the value. */
+                tipoRecapitoIdNotEqualTo?: number;
+                /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdBetween?: number[];
+                /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdIn?: number[];
+                /** @description `Recapito` equals the value. */
+                recapito?: string;
+                /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+                recapitoStartsWith?: string;
+                /** @description `Recapito` ends with the value, matched literally. */
+                recapitoEndsWith?: string;
+                /** @description `Recapito` contains the value, matched literally. */
+                recapitoContains?: string;
+                /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                recapitoLike?: string;
+                /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoBetween?: string[];
+                /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoIn?: string[];
+                /** @description `CodiceEsterno` equals the value. */
+                codiceEsterno?: string;
+                /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+                codiceEsternoStartsWith?: string;
+                /** @description `CodiceEsterno` ends with the value, matched literally. */
+                codiceEsternoEndsWith?: string;
+                /** @description `CodiceEsterno` contains the value, matched literally. */
+                codiceEsternoContains?: string;
+                /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                codiceEsternoLike?: string;
+                /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoBetween?: string[];
+                /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoIn?: string[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `jsonl` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonlCsv"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SoggettoRecapitoQueryExport"];
+                "application/x-www-form-urlencoded": components["schemas"]["SoggettoRecapitoQueryExport"];
+            };
+        };
+        responses: {
+            /** @description Every matching `SoggettoRecapito` record, streamed (chunked). */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example Id,SoggettoId,TipoRecapitoId,Recapito,CodiceEsterno
+                     *     1,2,3,Esempio Recapito,Esempio CodiceEsterno
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequestExport"];
+            401: components["responses"]["UnauthorizedExport"];
+            403: components["responses"]["ForbiddenExport"];
+            406: components["responses"]["NotAcceptableExport"];
+            413: components["responses"]["PayloadTooLargeExport"];
+            415: components["responses"]["UnsupportedMediaTypeExport"];
+            429: components["responses"]["TooManyRequestsExport"];
+            500: components["responses"]["InternalServerErrorExport"];
+            503: components["responses"]["ServiceUnavailableExport"];
+        };
+    };
+    SoggettoRecapitoQueryExportGetApiCsvHead: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `SoggettoId` equals the value. */
+                soggettoId?: number;
+                /** @description `SoggettoId` is greater than or equal to the value. */
+                soggettoIdGreaterThanOrEqualTo?: number;
+                /** @description `SoggettoId` is greater than the value. */
+                soggettoIdGreaterThan?: number;
+                /** @description `SoggettoId` is less than the value. */
+                soggettoIdLessThan?: number;
+                /** @description `SoggettoId` is less than or equal to the value. */
+                soggettoIdLessThanOrEqualTo?: number;
+                /** @description `SoggettoId` differs from the value. */
+                soggettoIdNotEqualTo?: number;
+                /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdBetween?: number[];
+                /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdIn?: number[];
+                /** @description `TipoRecapitoId` equals the value. */
+                tipoRecapitoId?: number;
+                /** @description `TipoRecapitoId` is greater than or equal to the value. */
+                tipoRecapitoIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` is greater than the value. */
+                tipoRecapitoIdGreaterThan?: number;
+                /** @description `TipoRecapitoId` is less than the value. */
+                tipoRecapitoIdLessThan?: number;
+                /** @description `TipoRecapitoId` is less than or equal to the value. */
+                tipoRecapitoIdLessThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` differs from the value. */
+                tipoRecapitoIdNotEqualTo?: number;
+                /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdBetween?: number[];
+                /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdIn?: number[];
+                /** @description `Recapito` equals the value. */
+                recapito?: string;
+                /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+                recapitoStartsWith?: string;
+                /** @description `Recapito` ends with the value, matched literally. */
+                recapitoEndsWith?: string;
+                /** @description `Recapito` contains the value, matched literally. */
+                recapitoContains?: string;
+                /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                recapitoLike?: string;
+                /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoBetween?: string[];
+                /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoIn?: string[];
+                /** @description `CodiceEsterno` equals the value. */
+                codiceEsterno?: string;
+                /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+                codiceEsternoStartsWith?: string;
+                /** @description `CodiceEsterno` ends with the value, matched literally. */
+                codiceEsternoEndsWith?: string;
+                /** @description `CodiceEsterno` contains the value, matched literally. */
+                codiceEsternoContains?: string;
+                /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                codiceEsternoLike?: string;
+                /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoBetween?: string[];
+                /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoIn?: string[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `jsonl` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonlCsv"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every matching `SoggettoRecapito` record, streamed (chunked). */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No, malformed, expired or badly signed token, or wrong credentials. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Authenticated, but without the role the operation requires. */
+            403: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit reached for this client address. */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit's one-minute window ends. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /**
+                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`; for a limit of requests running at once (the exports), the quota unit `qu="concurrent-requests"` instead of a window, such as `"export";q=2;qu="concurrent-requests"`. Sent on every answer that reached the limit's counter while the limit is on.
+                     * @example "register";q=10;w=60
+                     */
+                    "RateLimit-Policy": string;
+                    /**
+                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42` (for the exports: the exports that may still start in this process, and 1 when none may). The same figures on every node.
+                     * @example "register";r=9;t=42
+                     */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    SoggettoRecapitoQueryExportGetApiJsonl: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `SoggettoId` equals the value. */
+                soggettoId?: number;
+                /** @description `SoggettoId` is greater than or equal to the value. */
+                soggettoIdGreaterThanOrEqualTo?: number;
+                /** @description `SoggettoId` is greater than the value. */
+                soggettoIdGreaterThan?: number;
+                /** @description `SoggettoId` is less than the value. */
+                soggettoIdLessThan?: number;
+                /** @description `SoggettoId` is less than or equal to the value. */
+                soggettoIdLessThanOrEqualTo?: number;
+                /** @description `SoggettoId` differs from the value. */
+                soggettoIdNotEqualTo?: number;
+                /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdBetween?: number[];
+                /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdIn?: number[];
+                /** @description `TipoRecapitoId` equals the value. */
+                tipoRecapitoId?: number;
+                /** @description `TipoRecapitoId` is greater than or equal to the value. */
+                tipoRecapitoIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` is greater than the value. */
+                tipoRecapitoIdGreaterThan?: number;
+                /** @description `TipoRecapitoId` is less than the value. */
+                tipoRecapitoIdLessThan?: number;
+                /** @description `TipoRecapitoId` is less than or equal to the value. */
+                tipoRecapitoIdLessThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` differs from the value. */
+                tipoRecapitoIdNotEqualTo?: number;
+                /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdBetween?: number[];
+                /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdIn?: number[];
+                /** @description `Recapito` equals the value. */
+                recapito?: string;
+                /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+                recapitoStartsWith?: string;
+                /** @description `Recapito` ends with the value, matched literally. */
+                recapitoEndsWith?: string;
+                /** @description `Recapito` contains the value, matched literally. */
+                recapitoContains?: string;
+                /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                recapitoLike?: string;
+                /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoBetween?: string[];
+                /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoIn?: string[];
+                /** @description `CodiceEsterno` equals the value. */
+                codiceEsterno?: string;
+                /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+                codiceEsternoStartsWith?: string;
+                /** @description `CodiceEsterno` ends with the value, matched literally. */
+                codiceEsternoEndsWith?: string;
+                /** @description `CodiceEsterno` contains the value, matched literally. */
+                codiceEsternoContains?: string;
+                /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                codiceEsternoLike?: string;
+                /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoBetween?: string[];
+                /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoIn?: string[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `jsonl` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonlCsv"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every matching `SoggettoRecapito` record, streamed (chunked). */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {"id":1,"soggettoId":2,"tipoRecapitoId":3,"recapito":"Esempio Recapito","codiceEsterno":"Esempio CodiceEsterno"}
+                     *     {"complete":true,"rows":1}
+                     */
+                    "application/x-ndjson": string;
+                };
+            };
+            400: components["responses"]["BadRequestExport"];
+            401: components["responses"]["UnauthorizedExport"];
+            403: components["responses"]["ForbiddenExport"];
+            406: components["responses"]["NotAcceptableExport"];
+            429: components["responses"]["TooManyRequestsExport"];
+            500: components["responses"]["InternalServerErrorExport"];
+            503: components["responses"]["ServiceUnavailableExport"];
+        };
+    };
+    SoggettoRecapitoQueryExportApiJsonl: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `SoggettoId` equals the value. */
+                soggettoId?: number;
+                /** @description `SoggettoId` is greater than or equal to the value. */
+                soggettoIdGreaterThanOrEqualTo?: number;
+                /** @description `SoggettoId` is greater than the value. */
+                soggettoIdGreaterThan?: number;
+                /** @description `SoggettoId` is less than the value. */
+                soggettoIdLessThan?: number;
+                /** @description `SoggettoId` is less than or equal to the value. */
+                soggettoIdLessThanOrEqualTo?: number;
+                /** @description `SoggettoId` differs from the value. */
+                soggettoIdNotEqualTo?: number;
+                /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdBetween?: number[];
+                /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdIn?: number[];
+                /** @description `TipoRecapitoId` equals the value. */
+                tipoRecapitoId?: number;
+                /** @description `TipoRecapitoId` is greater than or equal to the value. */
+                tipoRecapitoIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` is greater than the value. */
+                tipoRecapitoIdGreaterThan?: number;
+                /** @description `TipoRecapitoId` is less than the value. */
+                tipoRecapitoIdLessThan?: number;
+                /** @description `TipoRecapitoId` is less than or equal to the value. */
+                tipoRecapitoIdLessThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` differs from the value. */
+                tipoRecapitoIdNotEqualTo?: number;
+                /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdBetween?: number[];
+                /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdIn?: number[];
+                /** @description `Recapito` equals the value. */
+                recapito?: string;
+                /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+                recapitoStartsWith?: string;
+                /** @description `Recapito` ends with the value, matched literally. */
+                recapitoEndsWith?: string;
+                /** @description `Recapito` contains the value, matched literally. */
+                recapitoContains?: string;
+                /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                recapitoLike?: string;
+                /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoBetween?: string[];
+                /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoIn?: string[];
+                /** @description `CodiceEsterno` equals the value. */
+                codiceEsterno?: string;
+                /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+                codiceEsternoStartsWith?: string;
+                /** @description `CodiceEsterno` ends with the value, matched literally. */
+                codiceEsternoEndsWith?: string;
+                /** @description `CodiceEsterno` contains the value, matched literally. */
+                codiceEsternoContains?: string;
+                /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                codiceEsternoLike?: string;
+                /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoBetween?: string[];
+                /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoIn?: string[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `jsonl` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonlCsv"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SoggettoRecapitoQueryExport"];
+                "application/x-www-form-urlencoded": components["schemas"]["SoggettoRecapitoQueryExport"];
+            };
+        };
+        responses: {
+            /** @description Every matching `SoggettoRecapito` record, streamed (chunked). */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {"id":1,"soggettoId":2,"tipoRecapitoId":3,"recapito":"Esempio Recapito","codiceEsterno":"Esempio CodiceEsterno"}
+                     *     {"complete":true,"rows":1}
+                     */
+                    "application/x-ndjson": string;
+                };
+            };
+            400: components["responses"]["BadRequestExport"];
+            401: components["responses"]["UnauthorizedExport"];
+            403: components["responses"]["ForbiddenExport"];
+            406: components["responses"]["NotAcceptableExport"];
+            413: components["responses"]["PayloadTooLargeExport"];
+            415: components["responses"]["UnsupportedMediaTypeExport"];
+            429: components["responses"]["TooManyRequestsExport"];
+            500: components["responses"]["InternalServerErrorExport"];
+            503: components["responses"]["ServiceUnavailableExport"];
+        };
+    };
+    SoggettoRecapitoQueryExportGetApiJsonlHead: {
+        parameters: {
+            query?: {
+                /** @description `Id` equals the value. */
+                id?: number;
+                /** @description `Id` is greater than or equal to the value. */
+                idGreaterThanOrEqualTo?: number;
+                /** @description `Id` is greater than the value. */
+                idGreaterThan?: number;
+                /** @description `Id` is less than the value. */
+                idLessThan?: number;
+                /** @description `Id` is less than or equal to the value. */
+                idLessThanOrEqualTo?: number;
+                /** @description `Id` differs from the value. */
+                idNotEqualTo?: number;
+                /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idBetween?: number[];
+                /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                idIn?: number[];
+                /** @description `SoggettoId` equals the value. */
+                soggettoId?: number;
+                /** @description `SoggettoId` is greater than or equal to the value. */
+                soggettoIdGreaterThanOrEqualTo?: number;
+                /** @description `SoggettoId` is greater than the value. */
+                soggettoIdGreaterThan?: number;
+                /** @description `SoggettoId` is less than the value. */
+                soggettoIdLessThan?: number;
+                /** @description `SoggettoId` is less than or equal to the value. */
+                soggettoIdLessThanOrEqualTo?: number;
+                /** @description `SoggettoId` differs from the value. */
+                soggettoIdNotEqualTo?: number;
+                /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdBetween?: number[];
+                /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                soggettoIdIn?: number[];
+                /** @description `TipoRecapitoId` equals the value. */
+                tipoRecapitoId?: number;
+                /** @description `TipoRecapitoId` is greater than or equal to the value. */
+                tipoRecapitoIdGreaterThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` is greater than the value. */
+                tipoRecapitoIdGreaterThan?: number;
+                /** @description `TipoRecapitoId` is less than the value. */
+                tipoRecapitoIdLessThan?: number;
+                /** @description `TipoRecapitoId` is less than or equal to the value. */
+                tipoRecapitoIdLessThanOrEqualTo?: number;
+                /** @description `TipoRecapitoId` differs from the value. */
+                tipoRecapitoIdNotEqualTo?: number;
+                /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdBetween?: number[];
+                /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                tipoRecapitoIdIn?: number[];
+                /** @description `Recapito` equals the value. */
+                recapito?: string;
+                /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+                recapitoStartsWith?: string;
+                /** @description `Recapito` ends with the value, matched literally. */
+                recapitoEndsWith?: string;
+                /** @description `Recapito` contains the value, matched literally. */
+                recapitoContains?: string;
+                /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                recapitoLike?: string;
+                /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoBetween?: string[];
+                /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                recapitoIn?: string[];
+                /** @description `CodiceEsterno` equals the value. */
+                codiceEsterno?: string;
+                /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+                codiceEsternoStartsWith?: string;
+                /** @description `CodiceEsterno` ends with the value, matched literally. */
+                codiceEsternoEndsWith?: string;
+                /** @description `CodiceEsterno` contains the value, matched literally. */
+                codiceEsternoContains?: string;
+                /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+                codiceEsternoLike?: string;
+                /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoBetween?: string[];
+                /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
+                codiceEsternoIn?: string[];
+                /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+                after?: string;
+                /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+                orderBy?: string;
+                /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+                orderByDesc?: string;
+                /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+                fields?: string;
+                /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
+                meta?: {
+                    [key: string]: string;
+                };
+                /** @description The answer's format: `jsonl` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
+                format?: components["parameters"]["FormatJsonlCsv"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every matching `SoggettoRecapito` record, streamed (chunked). */
+            200: {
+                headers: {
+                    /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
+                    "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Invalid input (first field error's code at the top level, every field error in
+             *     `errors`), malformed body (`SerializationException`), or a bad JSONP `callback`.
+             */
+            400: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No, malformed, expired or badly signed token, or wrong credentials. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Authenticated, but without the role the operation requires. */
+            403: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The requested format (`format=`, path suffix or `Accept`) is not served; the body is JSON. */
+            406: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit reached for this client address. */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit's one-minute window ends. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /**
+                     * @description The limit this operation counts against (draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds, such as `"register";q=10;w=60`; for a limit of requests running at once (the exports), the quota unit `qu="concurrent-requests"` instead of a window, such as `"export";q=2;qu="concurrent-requests"`. Sent on every answer that reached the limit's counter while the limit is on.
+                     * @example "register";q=10;w=60
+                     */
+                    "RateLimit-Policy": string;
+                    /**
+                     * @description What is left of that limit for this client (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, `t` seconds until the window ends, such as `"register";r=9;t=42` (for the exports: the exports that may still start in this process, and 1 when none may). The same figures on every node.
+                     * @example "register";r=9;t=42
+                     */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug; the message is generic and the cause is only in the server's log. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unreachable (`ServiceUnavailable`), the query took too long (`QueryTimeout`), or too many password hashes are queued. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content?: never;

@@ -5,6 +5,8 @@ export const canonicalOperationIds = [
   'AssignRoles',
   'Authenticate',
   'CaratteristicaGruppoQuery',
+  'CaratteristicaGruppoQueryExport',
+  'CaratteristicaGruppoQueryExportGet',
   'CaratteristicaGruppoQueryGet',
   'GetAccessToken',
   'GetImpiantoFilesRequest',
@@ -14,6 +16,8 @@ export const canonicalOperationIds = [
   'Register',
   'RegisterPut',
   'SoggettoRecapitoQuery',
+  'SoggettoRecapitoQueryExport',
+  'SoggettoRecapitoQueryExportGet',
   'SoggettoRecapitoQueryGet',
   'UnAssignRoles',
 ] as const;

@@ -277,6 +277,110 @@ export class SoggettoRecapitoQuery implements IReturn<SoggettoRecapitoQueryRespo
     public createResponse() { return new SoggettoRecapitoQueryResponse(); }
 }
 
+export class CaratteristicaGruppoQueryExport implements IReturn<string> {
+    id?: number;
+    idGreaterThanOrEqualTo?: number;
+    idGreaterThan?: number;
+    idLessThan?: number;
+    idLessThanOrEqualTo?: number;
+    idNotEqualTo?: number;
+    idBetween?: number[];
+    idIn?: number[];
+    descrizione?: string;
+    descrizioneStartsWith?: string;
+    descrizioneEndsWith?: string;
+    descrizioneContains?: string;
+    descrizioneLike?: string;
+    descrizioneBetween?: string[];
+    descrizioneIn?: string[];
+    tipoCaratteristicaSezioneId?: number;
+    tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
+    tipoCaratteristicaSezioneIdGreaterThan?: number;
+    tipoCaratteristicaSezioneIdLessThan?: number;
+    tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
+    tipoCaratteristicaSezioneIdNotEqualTo?: number;
+    tipoCaratteristicaSezioneIdBetween?: number[];
+    tipoCaratteristicaSezioneIdIn?: number[];
+    isDisattiva?: boolean;
+    iconaImmagineId?: number;
+    iconaImmagineIdGreaterThanOrEqualTo?: number;
+    iconaImmagineIdGreaterThan?: number;
+    iconaImmagineIdLessThan?: number;
+    iconaImmagineIdLessThanOrEqualTo?: number;
+    iconaImmagineIdNotEqualTo?: number;
+    iconaImmagineIdBetween?: number[];
+    iconaImmagineIdIn?: number[];
+    ordineVista?: number;
+    ordineVistaGreaterThanOrEqualTo?: number;
+    ordineVistaGreaterThan?: number;
+    ordineVistaLessThan?: number;
+    ordineVistaLessThanOrEqualTo?: number;
+    ordineVistaNotEqualTo?: number;
+    ordineVistaBetween?: number[];
+    ordineVistaIn?: number[];
+    after?: string;
+    orderBy?: string;
+    orderByDesc?: string;
+    fields?: string;
+    meta?: { [index: string]: string };
+
+    public constructor(init?: Partial<CaratteristicaGruppoQueryExport>) { (Object as any).assign(this, init); }
+    public getTypeName() { return 'CaratteristicaGruppoQueryExport'; }
+    public getMethod() { return 'GET'; }
+    public createResponse() { return ''; }
+}
+
+export class SoggettoRecapitoQueryExport implements IReturn<string> {
+    id?: number;
+    idGreaterThanOrEqualTo?: number;
+    idGreaterThan?: number;
+    idLessThan?: number;
+    idLessThanOrEqualTo?: number;
+    idNotEqualTo?: number;
+    idBetween?: number[];
+    idIn?: number[];
+    soggettoId?: number;
+    soggettoIdGreaterThanOrEqualTo?: number;
+    soggettoIdGreaterThan?: number;
+    soggettoIdLessThan?: number;
+    soggettoIdLessThanOrEqualTo?: number;
+    soggettoIdNotEqualTo?: number;
+    soggettoIdBetween?: number[];
+    soggettoIdIn?: number[];
+    tipoRecapitoId?: number;
+    tipoRecapitoIdGreaterThanOrEqualTo?: number;
+    tipoRecapitoIdGreaterThan?: number;
+    tipoRecapitoIdLessThan?: number;
+    tipoRecapitoIdLessThanOrEqualTo?: number;
+    tipoRecapitoIdNotEqualTo?: number;
+    tipoRecapitoIdBetween?: number[];
+    tipoRecapitoIdIn?: number[];
+    recapito?: string;
+    recapitoStartsWith?: string;
+    recapitoEndsWith?: string;
+    recapitoContains?: string;
+    recapitoLike?: string;
+    recapitoBetween?: string[];
+    recapitoIn?: string[];
+    codiceEsterno?: string;
+    codiceEsternoStartsWith?: string;
+    codiceEsternoEndsWith?: string;
+    codiceEsternoContains?: string;
+    codiceEsternoLike?: string;
+    codiceEsternoBetween?: string[];
+    codiceEsternoIn?: string[];
+    after?: string;
+    orderBy?: string;
+    orderByDesc?: string;
+    fields?: string;
+    meta?: { [index: string]: string };
+
+    public constructor(init?: Partial<SoggettoRecapitoQueryExport>) { (Object as any).assign(this, init); }
+    public getTypeName() { return 'SoggettoRecapitoQueryExport'; }
+    public getMethod() { return 'GET'; }
+    public createResponse() { return ''; }
+}
+
 export class Authenticate implements IReturn<AuthenticateResponse> {
     provider?: string;
     userName?: string;

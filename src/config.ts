@@ -51,6 +51,8 @@ export interface Config {
   readonly cursorSecret: string;
   /** `Include=EstimatedTotal` counts exactly up to this many rows, then asks the engine's estimate. */
   readonly estimateExactUpTo: number;
+  /** Exports running at once in this process; one more is 429 (design.md §7, Exports). */
+  readonly exportConcurrency: number;
   readonly scrypt: { readonly logN: number; readonly r: number; readonly p: number };
   readonly hashConcurrency: number;
   readonly hashQueue: number;
@@ -157,6 +159,7 @@ export function loadConfig(env: Env = process.env): Config {
     queryTimeoutMs: int(env, 'QUERY_TIMEOUT_MS', 5000, 1),
     cursorSecret,
     estimateExactUpTo: int(env, 'ESTIMATE_EXACT_UP_TO', 10_000, 0, 10_000_000),
+    exportConcurrency: int(env, 'EXPORT_CONCURRENCY', 2, 1, 64),
     trustProxy: trustProxy(env),
     corsOrigins: Object.freeze(list(env, 'CORS_ORIGINS')),
   } satisfies Config) as Config;

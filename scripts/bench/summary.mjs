@@ -46,6 +46,12 @@ function rows(results) {
       return p50s.every((p) => p === '–') ? undefined : cell(p50s.join(' / '), p50s.at(-1), test);
     })]);
   }
+  const exported = results.export ?? {};
+  out.push(
+    ['export of 1M rows as CSV: rows/s', '≥ 50,000 / 100,000', (e) => at(exported, e, (x) => cell(x.rowsPerSecond, x.rowsPerSecond, atLeast(e === 'mysql' ? 50_000 : 100_000)))],
+    ['export: first byte, ms', '≤ 100', (e) => at(exported, e, (x) => cell(x.firstByteMs, x.firstByteMs, atMost(100)))],
+    ['export: service RSS growth, MB', '< 50', (e) => at(exported, e, (x) => cell(x.rssGrowthMb, x.rssGrowthMb, below(50)))],
+  );
   if (results.flood) out.push(['query p99 during a registration flood / idle', '≤ 2', (e) => (e === 'mysql' ? cell(results.flood.p99Ratio, results.flood.p99Ratio, atMost(2)) : undefined)]);
   return out;
 }

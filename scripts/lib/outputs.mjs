@@ -5,6 +5,7 @@ import path from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
 import YAML from 'yaml';
 import { fillAutoQuery } from './autoquery.mjs';
+import { fillAutoQueryExport } from './autoquery-export.mjs';
 import { readCatalogVocabulary } from './catalog-types-source.mjs';
 import { renderCatalogSource } from './catalog-source.mjs';
 import { declareAnswers } from './declared-answers.mjs';
@@ -31,7 +32,7 @@ export async function readInputs(root) {
 export async function buildOutputs(inputs) {
   const vocabulary = readCatalogVocabulary(inputs.catalogTypes);
   const catalog = buildCatalog(validateInputs(inputs.operators, inputs.dtos, vocabulary));
-  const filled = addRouteVariants(declareAnswers(fillAutoQuery(inputs.openapi, catalog)));
+  const filled = addRouteVariants(declareAnswers(fillAutoQueryExport(fillAutoQuery(inputs.openapi, catalog), catalog)));
   const document = { ...filled, info: { ...filled.info, 'x-generated': generatedMarker } };
   // A JSON round trip drops YAML alias identity, so openapi-typescript sees plain data.
   const json = `${JSON.stringify(document, null, 2)}\n`;

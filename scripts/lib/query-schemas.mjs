@@ -117,7 +117,11 @@ const arrayForms =
  * the query string fills only properties the body left out.
  */
 export function queryParameters(dto, catalog) {
-  const request = requestSchema(dto, catalog);
+  return parametersOf(requestSchema(dto, catalog));
+}
+
+/** Every property of a request schema as a query parameter (queryParameters). */
+export function parametersOf(request) {
   return Object.entries(request.properties).map(([name, { description, ...schema }]) => {
     const param = { name, in: 'query', description, schema };
     if (schema.type === 'array') Object.assign(param, { description: `${description} ${arrayForms}`, style: 'form', explode: false });

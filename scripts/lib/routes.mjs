@@ -19,11 +19,19 @@ export const predefinedPrefixes = [
 export const suffixFormats = [
   { suffix: '.json', format: 'json', tag: 'Json', media: ['application/json', 'application/javascript'] },
   { suffix: '.csv', format: 'csv', tag: 'Csv', media: ['text/csv'] },
+  { suffix: '.jsonl', format: 'jsonl', tag: 'Jsonl', media: ['application/x-ndjson'] },
 ];
+
+/** The suffixes an operation answers: `.json` (and `.csv` with x-csv); an export (x-export) `.jsonl` and `.csv`. */
+function suffixesOf(op) {
+  if (op['x-export'] === true) return suffixFormats.filter((s) => s.format === 'jsonl' || s.format === 'csv');
+  return suffixFormats.filter((s) => s.format === 'json' || (s.format === 'csv' && op['x-csv'] === true));
+}
 
 const edgeParameters = {
   FormatJson: formatParameter(['json']),
   FormatJsonCsv: formatParameter(['json', 'csv']),
+  FormatJsonlCsv: formatParameter(['jsonl', 'csv']),
   Callback: {
     name: 'callback',
     in: 'query',
@@ -52,8 +60,9 @@ function formatParameter(formats) {
 
 const ref = (name) => ({ $ref: `#/components/parameters/${name}` });
 
-/** The operation with the edge's query parameters added. */
+/** The operation with the edge's query parameters added; an export is never JSONP. */
 function withEdgeParameters(op) {
+  if (op['x-export'] === true) return { ...op, parameters: [...(op.parameters ?? []), ref('FormatJsonlCsv')] };
   const format = op['x-csv'] === true ? 'FormatJsonCsv' : 'FormatJson';
   return { ...op, parameters: [...(op.parameters ?? []), ref(format), ref('Callback'), ref('CacheBuster')] };
 }
@@ -126,7 +135,7 @@ export function addRouteVariants(document) {
         const variant = (tag, extra) => ({ ...route.op, ...extra, operationId: `${id}${route.tag}${tag}`, 'x-variant-of': id });
         const own = route.tag === '' ? route.op : variant('', {});
         const answered = [{ path: route.path, op: own }];
-        for (const suffix of suffixFormats.filter((s) => s.format === 'json' || op['x-csv'] === true)) {
+        for (const suffix of suffixesOf(op)) {
           answered.push({ path: `${route.path}${suffix.suffix}`, op: variant(suffix.tag, { 'x-format': suffix.format, responses: forSuffix(route.op.responses, suffix) }) });
         }
         for (const a of answered) {

@@ -45,20 +45,23 @@ export function renderServiceStackDtos(document) {
       const op = item[method];
       const name = op?.['x-servicestack-name'];
       if (!name || op['x-variant-of']) continue;
-      const entry = requests.get(name) ?? { name, methods: new Set(), properties: new Map(), response: undefined };
+      const entry = requests.get(name) ?? { name, methods: new Set(), properties: new Map(), response: undefined, text: false };
       entry.methods.add(method.toUpperCase());
       const params = [...(item.parameters ?? []), ...(op.parameters ?? [])].map(resolve).filter((p) => p && !p['x-edge-parameter']);
       for (const p of params) entry.properties.set(p.name[0].toLowerCase() + p.name.slice(1), p.schema ?? p.content?.['application/json']?.schema);
       const body = resolve(op.requestBody)?.content?.['application/json']?.schema;
       for (const [prop, s] of Object.entries(resolve(body)?.properties ?? {})) entry.properties.set(prop, s);
-      entry.response ??= resolve(op.responses?.['200'])?.content?.['application/json']?.schema?.$ref?.split('/').pop();
+      const content = resolve(op.responses?.['200'])?.content ?? {};
+      // A 200 of text only (an export's stream): the client hands the body back as a string.
+      entry.text ||= content['application/json'] === undefined && Object.keys(content).length > 0;
+      entry.response ??= content['application/json']?.schema?.$ref?.split('/').pop();
       requests.set(name, entry);
     }
   }
 
   const out = [];
   for (const r of requests.values()) {
-    const response = r.response ?? 'EmptyResponse';
+    const response = r.text ? 'string' : r.response ?? 'EmptyResponse';
     if (r.response) needed.push(r.response);
     // ServiceStack sends a DTO with its preferred verb: GET where the operation has one.
     const verb = r.methods.has('GET') ? 'GET' : 'POST';
@@ -69,7 +72,7 @@ export function renderServiceStackDtos(document) {
       `    public constructor(init?: Partial<${r.name}>) { (Object as any).assign(this, init); }`,
       `    public getTypeName() { return '${r.name}'; }`,
       `    public getMethod() { return '${verb}'; }`,
-      `    public createResponse() { return new ${response}(); }`,
+      `    public createResponse() { return ${r.text ? "''" : `new ${response}()`}; }`,
       '}',
     ].join('\n'));
   }

@@ -2,6 +2,7 @@
 // and roles earlier ones set up.
 import { accountCases } from './cases-accounts.js';
 import { edgeCases } from './cases-edge.js';
+import { queryExportCases } from './cases-export.js';
 import { impiantiAccessCases, impiantiCases } from './cases-impianti.js';
 import { queryCases } from './cases-query.js';
 import { roleCases, roleCleanupCases } from './cases-roles.js';
@@ -14,5 +15,6 @@ export const contractCases: readonly ContractCase[] = [
   ...roleCases,
   ...impiantiCases,
   ...queryCases,
+  ...queryExportCases,
   ...roleCleanupCases,
 ];

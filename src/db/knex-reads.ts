@@ -35,6 +35,16 @@ export function knexReads(db: Knex): ReadExecutor {
         const selectOn: SelectOn = (sql, bindings) => selectThrough(trx, sql, bindings, timeoutMs, true) as Promise<Table>;
         return attempt(work, selectOn);
       }),
+    // One Knex transaction, its connection held until close (an in-memory database has one).
+    snapshot: async (timeoutMs) => {
+      const trx = await db.transaction();
+      return {
+        select: (sql, bindings) => selectThrough(trx, sql, bindings, timeoutMs, true) as Promise<Table>,
+        close: async () => {
+          if (!trx.isCompleted()) await trx.commit();
+        },
+      };
+    },
     figures: () => undefined,
     close: async () => {},
   };

@@ -12,6 +12,7 @@
 // pool never lends it again.
 import type { ExecuteValues, FieldPacket, PoolConnection } from 'mysql2';
 import type { MysqlReadPool } from './mysql-read-pool.js';
+import { openMysqlSnapshot } from './mysql-snapshot.js';
 import { attempt, type ReadExecutor, type SelectOn } from './read-executor.js';
 import { cancel, watch, type Deadline } from './statement-deadline.js';
 import { tableOfNamed, type Cells, type Table } from './table.js';
@@ -61,6 +62,7 @@ export function mysqlReads(pool: MysqlReadPool): ReadExecutor {
     select: (sql, bindings, timeoutMs, asTable) =>
       acquired().then((conn) => executeOn(conn, sql, bindings, timeoutMs, asTable, (timedOut) => giveBack(conn, timedOut))),
     together: (timeoutMs, work) => acquired().then((conn) => together(conn, timeoutMs, work, (timedOut) => giveBack(conn, timedOut))),
+    snapshot: (timeoutMs) => openMysqlSnapshot(pool, timeoutMs, executeOn),
     figures: pool.figures,
     close: pool.close,
   };

@@ -15,11 +15,23 @@ export interface PoolFigures {
   readonly waiting: number;
 }
 
+/**
+ * One consistent view for a long read (an export, design.md §7): its statements, sent one
+ * at a time, all read the same committed state on one connection until `close`.
+ */
+export interface Snapshot {
+  readonly select: SelectOn;
+  /** Ends the read transaction and gives the connection back; later calls do nothing. */
+  close(): Promise<void>;
+}
+
 export interface ReadExecutor {
   /** One SELECT: its rows as objects keyed by column, or as a Table (`asTable`). */
   select(sql: string, bindings: readonly unknown[], timeoutMs: number | undefined, asTable: boolean): Promise<unknown>;
   /** The statements `work` asks for, on one connection (design.md §8). */
   together<T>(timeoutMs: number | undefined, work: (select: SelectOn) => Promise<T>): Promise<T>;
+  /** Opens a Snapshot; QUERY_TIMEOUT_MS (`timeoutMs`) bounds each of its statements. */
+  snapshot(timeoutMs: number | undefined): Promise<Snapshot>;
   /** undefined where the executor has no pool of its own. */
   figures(): PoolFigures | undefined;
   close(): Promise<void>;

@@ -5,11 +5,11 @@
 // the writes; design.md §8 says why reads run beside its runner.
 import type { Knex } from 'knex';
 import { knexReads } from './knex-reads.js';
-import type { PoolFigures, ReadExecutor, SelectOn } from './read-executor.js';
+import type { PoolFigures, ReadExecutor, SelectOn, Snapshot } from './read-executor.js';
 import type { Table } from './table.js';
 
 export { cellOf, firstCell, keyOf, type Cells, type Table } from './table.js';
-export type { SelectOn } from './read-executor.js';
+export type { SelectOn, Snapshot } from './read-executor.js';
 
 type Row = Record<string, unknown>;
 
@@ -94,4 +94,21 @@ export function selectTogether<T>(db: Knex, timeoutMs: number | undefined, work:
       return select(sql, bindings);
     }),
   );
+}
+
+/**
+ * One consistent view of `db` held until its `close` (design.md §7, Exports): on MySQL a
+ * pooled connection in a consistent-snapshot transaction, on a SQLite file a read
+ * transaction on a connection of its own. `timeoutMs` bounds each statement, not the view.
+ */
+export async function openSnapshot(db: Knex, timeoutMs: number | undefined): Promise<Snapshot> {
+  const entry = entryOf(db);
+  const snapshot = await executorOf(entry).snapshot(timeoutMs);
+  return {
+    select: (sql, bindings) => {
+      announce(entry, sql, bindings);
+      return snapshot.select(sql, bindings);
+    },
+    close: () => snapshot.close(),
+  };
 }

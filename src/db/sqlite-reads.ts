@@ -9,7 +9,7 @@
 // synchronously, so a request holds it only for its own CPU time. better-sqlite3 runs each statement synchronously on the Node thread, where
 // nothing can interrupt it: QUERY_TIMEOUT_MS applies on MySQL only (design.md §8).
 import Database from 'better-sqlite3';
-import { attempt, type ReadExecutor, type SelectOn } from './read-executor.js';
+import { attempt, type ReadExecutor, type SelectOn, type Snapshot } from './read-executor.js';
 import type { Cells, Table } from './table.js';
 
 /** Statements prepared per connection, by text; bounded, since the texts come from a closed set of shapes. */
@@ -70,6 +70,37 @@ function openReader(file: string, prepare: (conn: Database.Database) => void): R
   return { conn, statements: new Map() };
 }
 
+/**
+ * A read transaction on a connection of its own, for an export (design.md §7, Exports):
+ * its snapshot is fixed at its first SELECT and held until `close`, so every page reads
+ * the same committed state; meanwhile the WAL cannot be checkpointed past it. Closing
+ * commits and closes the connection, so nothing of it outlives the export.
+ */
+function openSnapshot(reader: Reader): Snapshot {
+  statementOf(reader, 'BEGIN').run();
+  let open = true;
+  return {
+    select(sql, bindings) {
+      if (!open) return Promise.reject(new Error('The snapshot is closed'));
+      try {
+        return Promise.resolve(run(reader, sql, bindings, true) as Table);
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    },
+    close() {
+      if (!open) return Promise.resolve();
+      open = false;
+      try {
+        if (reader.conn.inTransaction) statementOf(reader, 'COMMIT').run();
+      } finally {
+        reader.conn.close();
+      }
+      return Promise.resolve();
+    },
+  };
+}
+
 export function sqliteReads(file: string, prepare: (conn: Database.Database) => void): SqliteReads {
   const open = () => openReader(file, prepare);
   let main: Reader | undefined;
@@ -111,6 +142,13 @@ export function sqliteReads(file: string, prepare: (conn: Database.Database) => 
       });
       turn = answer.catch(() => undefined);
       return answer;
+    },
+    snapshot() {
+      try {
+        return Promise.resolve(openSnapshot(open()));
+      } catch (err) {
+        return Promise.reject(err);
+      }
     },
     // The transaction connection is the one lent, in turn; the single-statement one is never held.
     figures: () => {

@@ -8,6 +8,7 @@ import type { MetricsSources } from '../http/metrics.js';
 import { accountHandlers } from './accounts.js';
 import { createHealthHandlers } from './health.js';
 import { createImpiantiHandlers } from './impianti-files.js';
+import { createQueryExportHandlers } from './query-export-handlers.js';
 import { createQueryHandlers } from './query-handlers.js';
 
 export interface Modules extends AppModules {
@@ -30,6 +31,7 @@ export function createModules(deps: Deps): Modules {
     handlers: {
       ...accountHandlers(accounts.context),
       ...createQueryHandlers({ reads, config }),
+      ...createQueryExportHandlers({ reads, config }),
       ...createImpiantiHandlers({ reads, config }),
       ...createHealthHandlers(deps),
     },

@@ -33,11 +33,14 @@ export interface OperationContract {
   /** The request DTO's name as clients know it (`x-servicestack-name`), for messages. */
   readonly dtoName: string;
   /** The format a suffix route answers (`x-format`); undefined on routes without a suffix. */
-  readonly suffix: 'json' | 'csv' | undefined;
+  readonly suffix: 'json' | 'csv' | 'jsonl' | undefined;
   readonly method: string;
   readonly path: string;
   readonly access: Access;
+  /** The operation may answer CSV (x-csv, or an export). */
   readonly csv: boolean;
+  /** An export (`x-export`): every row as a stream, CSV or JSON Lines (design.md §7). */
+  readonly export: boolean;
   readonly acceptsBody: boolean;
   readonly properties: ReadonlyMap<string, DtoProperty>;
   /** Lower-cased name -> canonical name: request property names are case-insensitive (design.md §1). */
@@ -134,11 +137,13 @@ function operationContract(operationId: string, method: string, path: string, op
     operationId,
     canonicalId,
     dtoName: typeof op['x-servicestack-name'] === 'string' ? op['x-servicestack-name'] : canonicalId,
-    suffix: format === 'json' || format === 'csv' ? format : undefined,
+    suffix: format === 'json' || format === 'csv' || format === 'jsonl' ? format : undefined,
     method,
     path,
     access: isPublic ? { kind: 'public' } : { kind: 'roles', roles: roles as string[] },
-    csv: op['x-csv'] === true,
+    // An export answers CSV too (x-export), by its own negotiation.
+    csv: op['x-csv'] === true || op['x-export'] === true,
+    export: op['x-export'] === true,
     acceptsBody: bodySchema !== undefined,
     properties,
     byLowerName: new Map([...properties.keys()].map((k) => [k.toLowerCase(), k])),

@@ -7,11 +7,21 @@ import type { CsvTable } from './operation.js';
 const formulaStart = /^[=+\-@\t\r]/;
 
 export function toCsv(table: CsvTable): string {
-  const lines = [table.columns.map((c) => quote(c.name)).join(',')];
+  return csvHeader(table) + csvRows(table);
+}
+
+/** The header row, CRLF ended: an export writes it once, then its pages' rows. */
+export function csvHeader(table: Pick<CsvTable, 'columns'>): string {
+  return table.columns.map((c) => quote(c.name)).join(',') + '\r\n';
+}
+
+/** The rows, each CRLF ended; the empty string for none. */
+export function csvRows(table: CsvTable): string {
+  let text = '';
   for (const row of table.rows) {
-    lines.push(table.properties.map((p, i) => cell(row[p], table.columns[i]!.family)).join(','));
+    text += table.properties.map((p, i) => cell(row[p], table.columns[i]!.family)).join(',') + '\r\n';
   }
-  return lines.join('\r\n') + '\r\n';
+  return text;
 }
 
 function cell(value: unknown, family: 'integer' | 'string' | 'boolean'): string {

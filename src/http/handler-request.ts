@@ -16,7 +16,7 @@ export class HandlerRequest implements OperationRequest {
     readonly dto: Readonly<Record<string, unknown>>,
     readonly fieldErrors: readonly FieldError[],
     readonly principal: Principal | null,
-    readonly format: 'json' | 'csv',
+    readonly format: 'json' | 'csv' | 'jsonl',
     private readonly ex: Exchange,
     private readonly authenticator: Authenticator,
   ) {}

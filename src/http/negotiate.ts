@@ -4,7 +4,7 @@
 import { ApiError } from '../errors/api-error.js';
 import { memoByText } from '../text-memo.js';
 
-export type Format = 'json' | 'csv';
+export type Format = 'json' | 'csv' | 'jsonl';
 
 export interface Negotiated {
   readonly format: Format;
@@ -61,7 +61,7 @@ export function negotiate(input: {
   return { format, callback: format === 'json' ? callback : undefined };
 }
 
-const mediaOf: Record<Format, string> = { json: 'application/json', csv: 'text/csv' };
+const mediaOf: Record<Format, string> = { json: 'application/json', csv: 'text/csv', jsonl: 'application/x-ndjson' };
 
 // What each Accept text picks, remembered (src/text-memo.ts); a refusal is thrown, not kept.
 const acceptJson = memoByText(256, (accept) => fromAccept(accept, jsonOnly));

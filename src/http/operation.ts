@@ -35,8 +35,8 @@ export interface OperationRequest {
    * target of its `Link: rel="next"` (design.md §7); undefined for other methods.
    */
   nextPageUrl(after: string): string | undefined;
-  /** The negotiated output format (csv only for operations that declare x-csv). */
-  readonly format: 'json' | 'csv';
+  /** The negotiated output format (csv only for operations that declare x-csv; csv or jsonl for exports). */
+  readonly format: 'json' | 'csv' | 'jsonl';
   /**
    * Headers every answer to this request carries from now on, success or failure: the
    * RateLimit fields of a limit the request has been counted against (design.md §4).
@@ -51,9 +51,38 @@ export interface CsvTable {
   readonly properties: readonly string[];
 }
 
+/**
+ * Where a streamed answer writes (respond-stream.ts): nothing is sent before `start`, so
+ * whatever fails before it is answered as any failure is (design.md §3).
+ */
+export interface BodySink {
+  /** A HEAD request: `start` then `end`, and no body. */
+  readonly head: boolean;
+  /** Aborted once the client is gone. */
+  readonly signal: AbortSignal;
+  readonly started: boolean;
+  /** Sends 200 with these headers; the body follows in chunks. */
+  start(contentType: string, headers: Readonly<Record<string, string>>): void;
+  /**
+   * Writes a chunk. Undefined when the socket takes more at once; otherwise a promise that
+   * resolves once it drains, or rejects once the client is gone.
+   */
+  write(chunk: string): Promise<void> | undefined;
+  /** Ends the answer; `complete: false` leaves HTTP's last chunk unsent, so every client sees the body cut short. */
+  end(complete: boolean): void;
+}
+
+/** An answer written as it is read (the exports, design.md §7). */
+export interface StreamedAnswer {
+  run(sink: BodySink): Promise<void>;
+}
+
 export interface OperationResponse {
   readonly status?: number;
-  readonly body: unknown;
+  /** Absent only with `stream`. */
+  readonly body?: unknown;
+  /** Present for a streamed answer, which the edge runs instead of writing `body`. */
+  readonly stream?: StreamedAnswer;
   /** Present when the request negotiated CSV (and the operation can answer it). */
   readonly csv?: CsvTable;
   readonly headers?: Readonly<Record<string, string>>;
@@ -79,7 +108,10 @@ export type { RequestDto, ResponseBody } from '../contract-types.js';
 // twin) then share one handler, compared by structure rather than by operation id.
 export type Request<Id extends CanonicalOperationId> = Omit<OperationRequest, 'dto'> & { readonly dto: RequestDto<Id> };
 
-export type Response<Id extends CanonicalOperationId> = Omit<OperationResponse, 'body'> & { readonly body: ResponseBody<Id> };
+/** An operation whose 200 has no JSON body (an export) answers a stream. */
+export type Response<Id extends CanonicalOperationId> = [ResponseBody<Id>] extends [never]
+  ? Omit<OperationResponse, 'body' | 'stream'> & { readonly body?: undefined; readonly stream: StreamedAnswer }
+  : Omit<OperationResponse, 'body'> & { readonly body: ResponseBody<Id> };
 
 /**
  * One handler per operation of the contract: a missing one fails tsc (and start-up). A

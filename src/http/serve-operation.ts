@@ -7,11 +7,13 @@ import type { Contract, OperationContract } from './contract.js';
 import type { Exchange } from './exchange.js';
 import { HandlerRequest } from './handler-request.js';
 import { negotiate } from './negotiate.js';
+import { negotiateExport } from './negotiate-export.js';
 import { callHandler, type HandlerMap } from './operation.js';
 import { parseBody } from './parse-body.js';
 import { readBody } from './read-body.js';
 import { buildDto, type Body } from './request-dto.js';
 import { sendResult } from './respond.js';
+import { sendStream } from './respond-stream.js';
 import { requestValidators } from './validate-request.js';
 
 const bodyLimit = 1024 * 1024;
@@ -22,14 +24,16 @@ export function operationServer(contract: Contract, modules: { readonly handlers
   const validators = requestValidators(contract.api, contract);
   return async (op, params, ex) => {
     ex.operationId = op.canonicalId;
-    const negotiated = negotiate({
-      suffix: op.suffix,
-      formatParam: ex.queryValue('format'),
-      accept: ex.header('accept'),
-      callback: ex.queryValue('callback'),
-      csvAllowed: op.csv,
-      cacheBuster: ex.queryValue('_'),
-    });
+    const negotiated = op.export
+      ? negotiateExport({ suffix: op.suffix, formatParam: ex.queryValue('format'), accept: ex.header('accept'), callback: ex.queryValue('callback') })
+      : negotiate({
+          suffix: op.suffix,
+          formatParam: ex.queryValue('format'),
+          accept: ex.header('accept'),
+          callback: ex.queryValue('callback'),
+          csvAllowed: op.csv,
+          cacheBuster: ex.queryValue('_'),
+        });
     ex.callback = negotiated.callback;
     const principal = authorize(op.access, ex.header('authorization'), modules.authenticator);
     let body: Body = { kind: 'none' };
@@ -45,6 +49,7 @@ export function operationServer(contract: Contract, modules: { readonly handlers
     // createApp's checkWiring has matched every canonical id of the contract to a handler of the map.
     const handlerRequest = new HandlerRequest(op.canonicalId, built.value, fieldErrors, principal, negotiated.format, ex, modules.authenticator);
     const result = await callHandler(modules.handlers, op.canonicalId as CanonicalOperationId, handlerRequest);
-    sendResult(ex.res, op.dtoName, negotiated, result);
+    if (result.stream !== undefined) await sendStream(ex, result.stream);
+    else sendResult(ex.res, op.dtoName, negotiated, result);
   };
 }

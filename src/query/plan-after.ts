@@ -18,7 +18,7 @@ export function queryBinding(dto: QueryDtoSpec, conditions: readonly Condition[]
 }
 
 /** A cell as the engines return it for the field: NULL only where the column admits it. */
-function fits(value: unknown, field: FieldSpec): value is number | string | null {
+export function fits(value: unknown, field: FieldSpec): value is number | string | null {
   if (value === null) return field.nullable;
   return field.family === 'string' ? typeof value === 'string' : Number.isSafeInteger(value);
 }

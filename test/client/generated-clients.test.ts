@@ -54,7 +54,7 @@ interface Call {
   readonly path: Record<string, unknown>;
   readonly query: Record<string, unknown>;
   readonly body: Record<string, unknown> | undefined;
-  readonly expect: 'json' | 'csv' | 'jsonp';
+  readonly expect: 'json' | 'csv' | 'jsonp' | 'jsonl';
 }
 
 /** A value the schema allows, and that the server accepts for that name. */
@@ -93,7 +93,7 @@ function calls(document: Json, client: string): Call[] {
           const body = bodyFor(operationId, unique, query);
           result.push({
             operationId, method, template, parameter: p['name'], path: pathParams, query, body,
-            expect: p['name'] === 'callback' ? 'jsonp' : value === 'csv' ? 'csv' : 'json',
+            expect: p['name'] === 'callback' ? 'jsonp' : value === 'csv' ? 'csv' : op['x-export'] === true ? 'jsonl' : 'json',
           });
         }
       }
@@ -128,7 +128,7 @@ function checkAnswer(c: Call, status: number, contentType: string | null, text: 
   const where = `${c.method.toUpperCase()} ${c.template} (${c.parameter})`;
   if (status !== 200) return `${where}: ${status} ${text.slice(0, 200)}`;
   const media = (contentType ?? '').split(';')[0];
-  const want = { json: 'application/json', csv: 'text/csv', jsonp: 'application/javascript' }[c.expect];
+  const want = { json: 'application/json', csv: 'text/csv', jsonp: 'application/javascript', jsonl: 'application/x-ndjson' }[c.expect];
   if (media !== want) return `${where}: ${media}, expected ${want}`;
   if (c.expect === 'jsonp' && !text.startsWith('/**/cb(')) return `${where}: not JSONP: ${text.slice(0, 60)}`;
   return undefined;
@@ -173,7 +173,7 @@ forEachDialect('clients generated from the served contract', (dialect) => {
       if (problem) wrong.push(problem);
     }
     expect(wrong).to.deep.equal([]);
-    expect(new Set(all.map((c) => c.operationId)).size).to.equal(14);
+    expect(new Set(all.map((c) => c.operationId)).size).to.equal(18);
   });
 
   it('openapi-typescript + openapi-fetch: every operation with every declared parameter gets the declared answer', async function () {

@@ -104,7 +104,7 @@ function casesOf(op: OperationContract): BoundCase[] {
 
 const contract = await loadContract();
 // One route per request DTO: the canonical one (a GET twin or PUT shares its DTO and bounds).
-const twins = new Set(['RegisterPut', 'CaratteristicaGruppoQueryGet', 'SoggettoRecapitoQueryGet']);
+const twins = new Set(['RegisterPut', 'CaratteristicaGruppoQueryGet', 'SoggettoRecapitoQueryGet', 'CaratteristicaGruppoQueryExportGet', 'SoggettoRecapitoQueryExportGet']);
 const operations = [...contract.operations.values()].filter((op) => op.operationId === op.canonicalId && !twins.has(op.operationId));
 const cases = operations.flatMap(casesOf);
 

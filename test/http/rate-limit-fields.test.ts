@@ -77,6 +77,15 @@ describe('RateLimit fields in the contract', () => {
     for (const item of Object.values(contract.document['paths'] as Record<string, Record<string, { operationId?: string; 'x-rate-limit'?: unknown; 'x-variant-of'?: string }>>)) {
       for (const op of Object.values(item)) if (op?.operationId && !op['x-variant-of'] && op['x-rate-limit']) policies.set(op.operationId, op['x-rate-limit']);
     }
-    expect(Object.fromEntries(policies)).to.deep.equal({ Register: 'register', RegisterPut: 'register', Authenticate: 'sign-in-failures' });
+    expect(Object.fromEntries(policies)).to.deep.equal({
+      Register: 'register',
+      RegisterPut: 'register',
+      Authenticate: 'sign-in-failures',
+      // The exports' limit counts exports running at once (design.md §7, Exports).
+      CaratteristicaGruppoQueryExport: 'export',
+      CaratteristicaGruppoQueryExportGet: 'export',
+      SoggettoRecapitoQueryExport: 'export',
+      SoggettoRecapitoQueryExportGet: 'export',
+    });
   });
 });

@@ -18,6 +18,7 @@ describe('config', () => {
     expect(c.replicaMaxLagMs).to.equal(2000);
     expect(c.purgeIntervalS).to.equal(3600);
     expect(c.estimateExactUpTo).to.equal(10_000);
+    expect(c.exportConcurrency).to.equal(2);
     expect(c.maintenanceIntervalS).to.equal(21600);
     expect(c.backup).to.deep.equal({ dir: 'data/backups', intervalS: 0, keep: 7 });
     expect(c.workers).to.equal(1);
@@ -59,6 +60,7 @@ describe('config', () => {
     ['short cursor secret', { CURSOR_SECRET: 'short' }, /^CURSOR_SECRET: must be at least 32 bytes/],
     ['RS256 in production without a cursor secret', { NODE_ENV: 'production', JWT_ALGORITHM: 'RS256', JWT_PRIVATE_KEY_FILE: 'k', JWT_PUBLIC_KEY_FILE: 'p' }, /^CURSOR_SECRET: is required when JWT_ALGORITHM=RS256/],
     ['a negative estimate limit', { ESTIMATE_EXACT_UP_TO: '-1' }, /^ESTIMATE_EXACT_UP_TO: must be between 0/],
+    ['no exports at all', { EXPORT_CONCURRENCY: '0' }, /^EXPORT_CONCURRENCY: must be between 1 and 64/],
     ['unknown refresh token rotation', { REFRESH_TOKEN_ROTATION: 'sometimes' }, /^REFRESH_TOKEN_ROTATION: must be rotate or reuse/],
     ['no workers', { WORKERS: '0' }, /^WORKERS: must be between 1 and 256, got 0/],
     ['workers that are no number', { WORKERS: 'all' }, /^WORKERS: must be a number of workers or auto, got "all"/],

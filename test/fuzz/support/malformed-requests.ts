@@ -110,11 +110,12 @@ const brokenHandlerRule: Malformation = (d) => {
   if (d.op.path.startsWith('/json/reply/')) {
     // Every value holds a character no field name or Include item can contain.
     const hostile = fc.oneof(fc.constantFrom(...sqlInjections.filter((s) => /['";=]/.test(s))), fc.constantFrom('Nope', 'password_hash', 'Id desc', '-', 'Id,Nope', 'SUM(Id', 'COUNT(*) AS', 'MAX(Id) AS AS'));
-    return fc.oneof(
-      fc.tuple(fc.constantFrom('orderBy', 'orderByDesc', 'fields', 'include'), hostile).map(([name, v]) => set(name, v)),
-      fc.constant(set('include', Array.from({ length: 21 }, () => 'Total').join(','))),
-      fc.constant(set('include', d.op.path.includes('Caratteristica') ? 'SUM(Descrizione)' : 'AVG(Recapito)')),
-    );
+    // An export (design.md §7) has no Include.
+    const named = ['orderBy', 'orderByDesc', 'fields', 'include'].filter((n) => d.op.properties.has(n));
+    const includes = d.op.properties.has('include')
+      ? [fc.constant(set('include', Array.from({ length: 21 }, () => 'Total').join(','))), fc.constant(set('include', d.op.path.includes('Caratteristica') ? 'SUM(Descrizione)' : 'AVG(Recapito)'))]
+      : [];
+    return fc.oneof(fc.tuple(fc.constantFrom(...named), hostile).map(([name, v]) => set(name, v)), ...includes);
   }
   if (d.op.path === '/impianti/{ImpiantoId}/files') {
     const ids = fc.oneof(fc.constantFrom('0', '-1', 'abc', '2147483648', '1.5', '1e3', '%FF', '%00', '1%20OR%201=1', '0x1', '-0'), fc.constantFrom(...sqlInjections).map(pct));
