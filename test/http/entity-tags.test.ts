@@ -1,10 +1,18 @@
 // Entity tags and conditional GET over HTTP (design.md §7, "Entity tags"): a tag on every
 // query and files answer, one tag however the request was written, another for another
 // format, fields or role; If-None-Match answering 304 with only the version read (the
-// statements counted), for a list, `*` and W/ tags, on GET and HEAD, never on POST.
+// statements counted), for a list, `*` and W/ tags, on GET and HEAD, never on POST; two
+// nodes on one MariaDB database give one tag.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
+import { pino } from 'pino';
+import { createApp } from '../../src/app.js';
+import { connect, disconnect } from '../../src/db/connect.js';
 import { watchReads, type ReadStatement } from '../../src/db/select.js';
-import { forEachDialect } from '../support/dialects.js';
+import { createModules } from '../../src/handlers/index.js';
+import { loadContract } from '../../src/http/contract.js';
+import { dialects, forEachDialect } from '../support/dialects.js';
 import { expectError } from '../support/expect-error.js';
 import { startServer, type TestServer } from '../support/server.js';
 
@@ -166,3 +174,54 @@ forEachDialect('entity tags', (dialect) => {
     });
   });
 });
+
+// Two nodes on one MariaDB database: the second a whole app of its own (its own pools and
+// handlers) beside the test server, with the same secret.
+if (dialects.includes('mysql')) describe('entity tags on two nodes [mysql]', () => {
+  let s: TestServer;
+  let other: { baseUrl: string; close(): Promise<void> };
+  let admin: string;
+  before(async () => {
+    s = await startServer({ dialect: 'mysql' });
+    admin = await s.tokenFor(['Admin']);
+    await s.db('soggetto_recapito').insert({ id: 1, soggetto_id: 1, tipo_recapito_id: 1, recapito: 'uno@pec.it', codice_esterno: null });
+    other = await startNode(s);
+  });
+  after(async () => {
+    await other?.close();
+    await s.close();
+  });
+
+  const get = (baseUrl: string, headers: Record<string, string> = {}) =>
+    fetch(`${baseUrl}/json/reply/SoggettoRecapitoQuery?soggettoId=1`, { headers: { authorization: `Bearer ${admin}`, ...headers } });
+
+  it('gives one tag on both, each answers 304 to the other\'s tag, and both move together after a write', async () => {
+    const [a, b] = [await get(s.baseUrl), await get(other.baseUrl)];
+    expect(a.headers.get('etag')).to.match(strong).and.to.equal(b.headers.get('etag'));
+    expect((await get(other.baseUrl, { 'if-none-match': a.headers.get('etag')! })).status).to.equal(304);
+    await s.db('soggetto_recapito').where({ id: 1 }).update({ recapito: 'due@pec.it' });
+    const [c, d] = [await get(other.baseUrl, { 'if-none-match': a.headers.get('etag')! }), await get(s.baseUrl)];
+    expect(c.status).to.equal(200);
+    expect(c.headers.get('etag')).to.not.equal(a.headers.get('etag'));
+    expect(c.headers.get('etag')).to.equal(d.headers.get('etag'));
+  });
+});
+
+/** Another node of `s`'s deployment: the same configuration and database, its own app and pools. */
+async function startNode(s: TestServer): Promise<{ baseUrl: string; close(): Promise<void> }> {
+  const db = connect({ databaseUrl: s.databaseUrl! });
+  const deps = { config: s.config, db, clock: () => new Date(), logger: pino({ level: 'silent' }) };
+  const modules = createModules(deps);
+  await modules.start();
+  const app = await createApp(deps, await loadContract(), modules);
+  const server: Server = await new Promise((resolve) => { const h = createServer(app).listen(0, '127.0.0.1', () => resolve(h)); });
+  return {
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await modules.close();
+      await disconnect(db);
+    },
+  };
+}
