@@ -15,14 +15,13 @@ const digest = (...parts: readonly (string | Buffer)[]) => {
 };
 
 /**
- * What, besides the data, decides an answer's bytes on every node alike: the served
- * contract, the build's version, and `settings` (the cursor key's digest, the estimate's
- * limit). A deploy that changes any of them changes every tag.
+ * What, besides the data, decides an answer's bytes on every node alike: the served contract
+ * (its `info.version` moves with any change of the answers it does not show: design.md §7)
+ * and `settings` (the cursor key's digest, the estimate's limit). A deploy that changes any
+ * of them changes every tag.
  */
 export function representationVersion(settings: readonly (string | Buffer)[]): string {
-  const contract = fs.readFileSync(new URL('generated/openapi.json', root));
-  const { version } = JSON.parse(fs.readFileSync(new URL('package.json', root), 'utf8')) as { version: string };
-  return digest(contract, version, digest(...settings));
+  return digest(fs.readFileSync(new URL('generated/openapi.json', root)), digest(...settings));
 }
 
 type Asked = Pick<OperationRequest, 'principal' | 'conditional' | 'format'>;
