@@ -1,8 +1,10 @@
-// The loader's bulk writes move a table's version once, not once per row (design.md §8,
-// "Table versions"): per-row triggers cost a bulk load 30-40 % of its rate. The version
+// Bulk writes move a table's version once, not once per row (design.md §8, "Table
+// versions"): per-row triggers cost the loader and the bulk seed 30-40 % of their rate. The version
 // still moves inside the load's own transaction, before its commit, so no reader ever sees
 // the new rows under the old version.
 import type Database from 'better-sqlite3';
+import type { Knex } from 'knex';
+import { dialectOf } from './dialect.js';
 import { deferredVariable, nextVersion, triggerNames, versionedTables, type VersionedTable } from './table-versions.js';
 import type { Dialect } from './dialect.js';
 
@@ -44,4 +46,31 @@ export function mysqlDeferral(table: string): { readonly start: string[]; readon
 export function bumpRestoredVersions(conn: Database.Database): void {
   const present = conn.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'table_versions'").get() !== undefined;
   if (present) conn.exec(`UPDATE table_versions SET version = ${nextVersion.sqlite}`);
+}
+
+/**
+ * `work`'s writes to `table` inside the Knex transaction `trx`, with the table's version
+ * moved once before the transaction commits rather than once per row: the bulk seed's way
+ * (src/db/seed-bulk.ts), as the loader's above.
+ */
+export async function withVersionMovedOnce<T>(trx: Knex.Transaction, table: string, work: () => Promise<T>): Promise<T> {
+  if (!isVersioned(table)) return work();
+  if (dialectOf(trx) === 'mysql') {
+    await trx.raw(`SET ${deferredVariable} = 1`);
+    try {
+      const value = await work();
+      await trx.raw(bumpOne('mysql', table));
+      return value;
+    } finally {
+      // The connection goes back to the pool: its later writes must move the version again.
+      await trx.raw(`SET ${deferredVariable} = NULL`);
+    }
+  }
+  const names = triggerNames(table);
+  const triggers = (await trx.raw(`SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name IN (${names.map(() => '?').join(', ')})`, names)) as Array<{ name: string; sql: string }>;
+  for (const t of triggers) await trx.raw(`DROP TRIGGER "${t.name}"`);
+  const value = await work();
+  for (const t of triggers) await trx.raw(t.sql);
+  await trx.raw(bumpOne('sqlite', table));
+  return value;
 }

@@ -1,7 +1,7 @@
 // Table versions (design.md §8, "Table versions"): every write path moves the version of the
 // table it writes, so the entity tag of a query of that table changes — Knex's writes, a
 // migration, the loader (which moves it once, and leaves the triggers as they were), `db sql
-// --write`, a restore of the SQLite file, an operator's own SQL and a dump restored on
+// --write`, the bulk seed, a restore of the SQLite file, an operator's own SQL and a dump restored on
 // MariaDB — and the lookup the tags cost is one primary-key read on both engines.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -16,6 +16,7 @@ import { dialectOf } from '../../src/db/dialect.js';
 import { migrate } from '../../src/db/migrate.js';
 import * as tableVersionsMigration from '../../src/db/migrations/007-table-versions.js';
 import { primaryOnly } from '../../src/db/replicas.js';
+import { seedBulk } from '../../src/db/seed-bulk.js';
 import { triggerNames, versionedTables } from '../../src/db/table-versions.js';
 import { createQueryHandlers } from '../../src/handlers/query-handlers.js';
 import type { OperationRequest } from '../../src/http/operation.js';
@@ -116,6 +117,13 @@ forEachDialect('table versions', (dialect) => {
     await expectNewTag(() => t.db('soggetto_recapito').insert(contact(13)));
   });
 
+  it('moves on the bulk seed, once per transaction, and leaves the triggers and the session as they were', async () => {
+    await expectNewTag(() => seedBulk(t.db, { rows: 300, table: 'soggetto_recapito', batchRows: 100, batchesPerTransaction: 1 }));
+    expect(await triggersOf(t.db)).to.deep.equal(allTriggers);
+    // Every pooled connection the seed used moves the version again for the next write.
+    for (let i = 0; i < 4; i++) await expectNewTag(() => t.db('soggetto_recapito').insert(contact(100_000 + i)));
+  });
+
   if (dialect === 'sqlite') {
     it('moves on db sql --write', async () => {
       await expectNewTag(async () => {
@@ -128,7 +136,7 @@ forEachDialect('table versions', (dialect) => {
       const backup = path.join(dir, 'backup.sqlite');
       const atBackup = await tagOf(t.db);
       expect((await runCli('backup', [backup], env)).code).to.equal(0);
-      await t.db('soggetto_recapito').insert(contact(20));
+      await t.db('soggetto_recapito').insert(contact(200_020));
       const beforeRestore = await tagOf(t.db);
       // restore refuses while a connection holds the file: this suite's own first.
       await disconnect(t.db);
@@ -139,7 +147,7 @@ forEachDialect('table versions', (dialect) => {
         const after = await tagOf(restored);
         expect(after).to.not.equal(atBackup);
         expect(after).to.not.equal(beforeRestore);
-        expect(await restored('soggetto_recapito').where({ id: 20 }).first()).to.equal(undefined);
+        expect(await restored('soggetto_recapito').where({ id: 200_020 }).first()).to.equal(undefined);
       } finally {
         await disconnect(restored);
       }
@@ -151,10 +159,10 @@ forEachDialect('table versions', (dialect) => {
     it("moves on an operator's own SQL through a plain mysql2 connection", async () => {
       const conn = await mysql.createConnection(t.databaseUrl!);
       try {
-        await expectNewTag(() => conn.query("INSERT INTO soggetto_recapito (id, soggetto_id, tipo_recapito_id, recapito) VALUES (30, 1, 1, 'op@pec.it')"));
-        await expectNewTag(() => conn.query("UPDATE soggetto_recapito SET recapito = 'op2@pec.it' WHERE id = 30"));
-        await expectNewTag(() => conn.query('REPLACE INTO soggetto_recapito (id, soggetto_id, tipo_recapito_id, recapito) VALUES (30, 2, 1, "op3@pec.it")'));
-        await expectNewTag(() => conn.query('DELETE FROM soggetto_recapito WHERE id = 30'));
+        await expectNewTag(() => conn.query("INSERT INTO soggetto_recapito (id, soggetto_id, tipo_recapito_id, recapito) VALUES (200030, 1, 1, 'op@pec.it')"));
+        await expectNewTag(() => conn.query("UPDATE soggetto_recapito SET recapito = 'op2@pec.it' WHERE id = 200030"));
+        await expectNewTag(() => conn.query('REPLACE INTO soggetto_recapito (id, soggetto_id, tipo_recapito_id, recapito) VALUES (200030, 2, 1, "op3@pec.it")'));
+        await expectNewTag(() => conn.query('DELETE FROM soggetto_recapito WHERE id = 200030'));
       } finally {
         await conn.end();
       }
@@ -167,7 +175,7 @@ forEachDialect('table versions', (dialect) => {
       const client = ['-h', server.hostname, '-P', server.port || '3306', '-u', decodeURIComponent(server.username || 'root')];
       const dump = spawnSync('mariadb-dump', [...client, '--single-transaction', '--routines', '--triggers', database], { encoding: 'utf8', maxBuffer: 64 << 20 });
       expect(dump.status, dump.stderr).to.equal(0);
-      await t.db('soggetto_recapito').insert(contact(40));
+      await t.db('soggetto_recapito').insert(contact(200_040));
       const copyName = `${database}_r`;
       const admin = connect({ databaseUrl: mysqlTestUrl, poolMax: 1 });
       try {
@@ -181,7 +189,7 @@ forEachDialect('table versions', (dialect) => {
           // The same rows at the same versions: the client's copy of them is current.
           expect(await tagOf(copy)).to.equal(atDump);
           expect(await tagOf(copy)).to.not.equal(await tagOf(t.db));
-          await copy('soggetto_recapito').insert(contact(41));
+          await copy('soggetto_recapito').insert(contact(200_041));
           const written = await tagOf(copy);
           expect([atDump, await tagOf(t.db)]).to.not.include(written);
         } finally {
