@@ -5713,6 +5713,22 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
+        /**
+         * @description `If-None-Match` names the answer's current entity tag (or is `*`): the answer the
+         *     client holds is current, so none is sent (RFC 9110 §15.4.5). Only the tables'
+         *     versions were read, no row.
+         */
+        NotModified: {
+            headers: {
+                /** @description The current entity tag, the one the client sent. */
+                ETag: string;
+                /** @description `private, no-cache`, as on the 200. */
+                "Cache-Control": "private, no-cache";
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description A bug; the message is generic and the cause is only in the server's log. */
         InternalServerError: {
             headers: {
@@ -6355,6 +6371,11 @@ export interface components {
          * @example /benvenuto
          */
         RegisterContinue: string;
+        /**
+         * @description Entity tags of answers the client holds (RFC 9110 §13.1.2): a comma list of tags as `ETag` gave them, `W/` tags compared weakly, or `*`. When one is current the answer is 304 with no body, and no row is read. At most 4096 characters (else 400, field `If-None-Match`).
+         * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
+         */
+        IfNoneMatch: string;
         /** @description The answer's format: `json` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
         FormatJson: "json";
         /** @description The answer's format: `json` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
@@ -6416,6 +6437,13 @@ export interface components {
          * @example "register";r=9;t=42
          */
         RateLimit: string;
+        /**
+         * @description The answer's entity tag (RFC 9110 §8.8.3): a digest of the versions of the tables it was read from, the request as planned, the format (and JSONP callback), the caller's roles and the service's representation version. Strong, except `W/` on an answer holding an estimate. Send it back in `If-None-Match` on a GET or HEAD: 304 while it is current.
+         * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
+         */
+        ETag: string;
+        /** @description `private, no-cache`: the answer depends on the caller, so no shared cache keeps it, and a client asks again (conditionally) before using its copy. */
+        "Cache-Control": "private, no-cache";
     };
     pathItems: never;
 }
@@ -7295,7 +7323,13 @@ export interface operations {
                 /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags of answers the client holds (RFC 9110 §13.1.2): a comma list of tags as `ETag` gave them, `W/` tags compared weakly, or `*`. When one is current the answer is 304 with no body, and no row is read. At most 4096 characters (else 400, field `If-None-Match`).
+                 * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description Id of the installation; an int32 of at least 1 (else 400, field `ImpiantoId`).
@@ -7310,6 +7344,8 @@ export interface operations {
             /** @description The root and its contents. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -7350,6 +7386,7 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -7369,7 +7406,13 @@ export interface operations {
                 /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags of answers the client holds (RFC 9110 §13.1.2): a comma list of tags as `ETag` gave them, `W/` tags compared weakly, or `*`. When one is current the answer is 304 with no body, and no row is read. At most 4096 characters (else 400, field `If-None-Match`).
+                 * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description Id of the installation; an int32 of at least 1 (else 400, field `ImpiantoId`).
@@ -7384,6 +7427,24 @@ export interface operations {
             /** @description The root and its contents. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `If-None-Match` names the answer's current entity tag (or is `*`): the answer the
+             *     client holds is current, so none is sent (RFC 9110 §15.4.5). Only the tables'
+             *     versions were read, no row.
+             */
+            304: {
+                headers: {
+                    /** @description The current entity tag, the one the client sent. */
+                    ETag: string;
+                    /** @description `private, no-cache`, as on the 200. */
+                    "Cache-Control": "private, no-cache";
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -7464,7 +7525,13 @@ export interface operations {
                 /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags of answers the client holds (RFC 9110 §13.1.2): a comma list of tags as `ETag` gave them, `W/` tags compared weakly, or `*`. When one is current the answer is 304 with no body, and no row is read. At most 4096 characters (else 400, field `If-None-Match`).
+                 * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description Id of the installation; an int32 of at least 1 (else 400, field `ImpiantoId`).
@@ -7479,6 +7546,8 @@ export interface operations {
             /** @description The root and its contents. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -7519,6 +7588,7 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -7538,7 +7608,13 @@ export interface operations {
                 /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags of answers the client holds (RFC 9110 §13.1.2): a comma list of tags as `ETag` gave them, `W/` tags compared weakly, or `*`. When one is current the answer is 304 with no body, and no row is read. At most 4096 characters (else 400, field `If-None-Match`).
+                 * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description Id of the installation; an int32 of at least 1 (else 400, field `ImpiantoId`).
@@ -7553,6 +7629,24 @@ export interface operations {
             /** @description The root and its contents. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `If-None-Match` names the answer's current entity tag (or is `*`): the answer the
+             *     client holds is current, so none is sent (RFC 9110 §15.4.5). Only the tables'
+             *     versions were read, no row.
+             */
+            304: {
+                headers: {
+                    /** @description The current entity tag, the one the client sent. */
+                    ETag: string;
+                    /** @description `private, no-cache`, as on the 200. */
+                    "Cache-Control": "private, no-cache";
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -7638,7 +7732,13 @@ export interface operations {
                 /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags of answers the client holds (RFC 9110 §13.1.2): a comma list of tags as `ETag` gave them, `W/` tags compared weakly, or `*`. When one is current the answer is 304 with no body, and no row is read. At most 4096 characters (else 400, field `If-None-Match`).
+                 * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7647,6 +7747,8 @@ export interface operations {
             /** @description The root and its contents. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -7687,6 +7789,7 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -7711,7 +7814,13 @@ export interface operations {
                 /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags of answers the client holds (RFC 9110 §13.1.2): a comma list of tags as `ETag` gave them, `W/` tags compared weakly, or `*`. When one is current the answer is 304 with no body, and no row is read. At most 4096 characters (else 400, field `If-None-Match`).
+                 * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7720,6 +7829,24 @@ export interface operations {
             /** @description The root and its contents. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `If-None-Match` names the answer's current entity tag (or is `*`): the answer the
+             *     client holds is current, so none is sent (RFC 9110 §15.4.5). Only the tables'
+             *     versions were read, no row.
+             */
+            304: {
+                headers: {
+                    /** @description The current entity tag, the one the client sent. */
+                    ETag: string;
+                    /** @description `private, no-cache`, as on the 200. */
+                    "Cache-Control": "private, no-cache";
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -7805,7 +7932,13 @@ export interface operations {
                 /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags of answers the client holds (RFC 9110 §13.1.2): a comma list of tags as `ETag` gave them, `W/` tags compared weakly, or `*`. When one is current the answer is 304 with no body, and no row is read. At most 4096 characters (else 400, field `If-None-Match`).
+                 * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7814,6 +7947,8 @@ export interface operations {
             /** @description The root and its contents. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -7854,6 +7989,7 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -7878,7 +8014,13 @@ export interface operations {
                 /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags of answers the client holds (RFC 9110 §13.1.2): a comma list of tags as `ETag` gave them, `W/` tags compared weakly, or `*`. When one is current the answer is 304 with no body, and no row is read. At most 4096 characters (else 400, field `If-None-Match`).
+                 * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7887,6 +8029,24 @@ export interface operations {
             /** @description The root and its contents. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `If-None-Match` names the answer's current entity tag (or is `*`): the answer the
+             *     client holds is current, so none is sent (RFC 9110 §15.4.5). Only the tables'
+             *     versions were read, no row.
+             */
+            304: {
+                headers: {
+                    /** @description The current entity tag, the one the client sent. */
+                    ETag: string;
+                    /** @description `private, no-cache`, as on the 200. */
+                    "Cache-Control": "private, no-cache";
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -7972,7 +8132,13 @@ export interface operations {
                 /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags of answers the client holds (RFC 9110 §13.1.2): a comma list of tags as `ETag` gave them, `W/` tags compared weakly, or `*`. When one is current the answer is 304 with no body, and no row is read. At most 4096 characters (else 400, field `If-None-Match`).
+                 * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7981,6 +8147,8 @@ export interface operations {
             /** @description The root and its contents. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -8021,6 +8189,7 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -8045,7 +8214,13 @@ export interface operations {
                 /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags of answers the client holds (RFC 9110 §13.1.2): a comma list of tags as `ETag` gave them, `W/` tags compared weakly, or `*`. When one is current the answer is 304 with no body, and no row is read. At most 4096 characters (else 400, field `If-None-Match`).
+                 * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8054,6 +8229,24 @@ export interface operations {
             /** @description The root and its contents. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `If-None-Match` names the answer's current entity tag (or is `*`): the answer the
+             *     client holds is current, so none is sent (RFC 9110 §15.4.5). Only the tables'
+             *     versions were read, no row.
+             */
+            304: {
+                headers: {
+                    /** @description The current entity tag, the one the client sent. */
+                    ETag: string;
+                    /** @description `private, no-cache`, as on the 200. */
+                    "Cache-Control": "private, no-cache";
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -8139,7 +8332,13 @@ export interface operations {
                 /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags of answers the client holds (RFC 9110 §13.1.2): a comma list of tags as `ETag` gave them, `W/` tags compared weakly, or `*`. When one is current the answer is 304 with no body, and no row is read. At most 4096 characters (else 400, field `If-None-Match`).
+                 * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8148,6 +8347,8 @@ export interface operations {
             /** @description The root and its contents. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -8188,6 +8389,7 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -8212,7 +8414,13 @@ export interface operations {
                 /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags of answers the client holds (RFC 9110 §13.1.2): a comma list of tags as `ETag` gave them, `W/` tags compared weakly, or `*`. When one is current the answer is 304 with no body, and no row is read. At most 4096 characters (else 400, field `If-None-Match`).
+                 * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8221,6 +8429,24 @@ export interface operations {
             /** @description The root and its contents. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `If-None-Match` names the answer's current entity tag (or is `*`): the answer the
+             *     client holds is current, so none is sent (RFC 9110 §15.4.5). Only the tables'
+             *     versions were read, no row.
+             */
+            304: {
+                headers: {
+                    /** @description The current entity tag, the one the client sent. */
+                    ETag: string;
+                    /** @description `private, no-cache`, as on the 200. */
+                    "Cache-Control": "private, no-cache";
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -8399,7 +8625,13 @@ export interface operations {
                 /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags of answers the client holds (RFC 9110 §13.1.2): a comma list of tags as `ETag` gave them, `W/` tags compared weakly, or `*`. When one is current the answer is 304 with no body, and no row is read. At most 4096 characters (else 400, field `If-None-Match`).
+                 * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8412,6 +8644,8 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -8441,6 +8675,7 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -8589,6 +8824,8 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -8736,7 +8973,13 @@ export interface operations {
                 /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags of answers the client holds (RFC 9110 §13.1.2): a comma list of tags as `ETag` gave them, `W/` tags compared weakly, or `*`. When one is current the answer is 304 with no body, and no row is read. At most 4096 characters (else 400, field `If-None-Match`).
+                 * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8749,6 +8992,24 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `If-None-Match` names the answer's current entity tag (or is `*`): the answer the
+             *     client holds is current, so none is sent (RFC 9110 §15.4.5). Only the tables'
+             *     versions were read, no row.
+             */
+            304: {
+                headers: {
+                    /** @description The current entity tag, the one the client sent. */
+                    ETag: string;
+                    /** @description `private, no-cache`, as on the 200. */
+                    "Cache-Control": "private, no-cache";
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -8919,7 +9180,13 @@ export interface operations {
                 /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags of answers the client holds (RFC 9110 §13.1.2): a comma list of tags as `ETag` gave them, `W/` tags compared weakly, or `*`. When one is current the answer is 304 with no body, and no row is read. At most 4096 characters (else 400, field `If-None-Match`).
+                 * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8932,6 +9199,8 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -8956,6 +9225,7 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -9104,6 +9374,8 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -9246,7 +9518,13 @@ export interface operations {
                 /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags of answers the client holds (RFC 9110 §13.1.2): a comma list of tags as `ETag` gave them, `W/` tags compared weakly, or `*`. When one is current the answer is 304 with no body, and no row is read. At most 4096 characters (else 400, field `If-None-Match`).
+                 * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9259,6 +9537,24 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `If-None-Match` names the answer's current entity tag (or is `*`): the answer the
+             *     client holds is current, so none is sent (RFC 9110 §15.4.5). Only the tables'
+             *     versions were read, no row.
+             */
+            304: {
+                headers: {
+                    /** @description The current entity tag, the one the client sent. */
+                    ETag: string;
+                    /** @description `private, no-cache`, as on the 200. */
+                    "Cache-Control": "private, no-cache";
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -9429,7 +9725,13 @@ export interface operations {
                 /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags of answers the client holds (RFC 9110 §13.1.2): a comma list of tags as `ETag` gave them, `W/` tags compared weakly, or `*`. When one is current the answer is 304 with no body, and no row is read. At most 4096 characters (else 400, field `If-None-Match`).
+                 * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9442,6 +9744,8 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -9453,6 +9757,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -9601,6 +9906,8 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -9730,7 +10037,13 @@ export interface operations {
                 /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags of answers the client holds (RFC 9110 §13.1.2): a comma list of tags as `ETag` gave them, `W/` tags compared weakly, or `*`. When one is current the answer is 304 with no body, and no row is read. At most 4096 characters (else 400, field `If-None-Match`).
+                 * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9743,6 +10056,24 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `If-None-Match` names the answer's current entity tag (or is `*`): the answer the
+             *     client holds is current, so none is sent (RFC 9110 §15.4.5). Only the tables'
+             *     versions were read, no row.
+             */
+            304: {
+                headers: {
+                    /** @description The current entity tag, the one the client sent. */
+                    ETag: string;
+                    /** @description `private, no-cache`, as on the 200. */
+                    "Cache-Control": "private, no-cache";
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -9913,7 +10244,13 @@ export interface operations {
                 /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags of answers the client holds (RFC 9110 §13.1.2): a comma list of tags as `ETag` gave them, `W/` tags compared weakly, or `*`. When one is current the answer is 304 with no body, and no row is read. At most 4096 characters (else 400, field `If-None-Match`).
+                 * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9926,6 +10263,8 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -9955,6 +10294,7 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -10103,6 +10443,8 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -10250,7 +10592,13 @@ export interface operations {
                 /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags of answers the client holds (RFC 9110 §13.1.2): a comma list of tags as `ETag` gave them, `W/` tags compared weakly, or `*`. When one is current the answer is 304 with no body, and no row is read. At most 4096 characters (else 400, field `If-None-Match`).
+                 * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10263,6 +10611,24 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `If-None-Match` names the answer's current entity tag (or is `*`): the answer the
+             *     client holds is current, so none is sent (RFC 9110 §15.4.5). Only the tables'
+             *     versions were read, no row.
+             */
+            304: {
+                headers: {
+                    /** @description The current entity tag, the one the client sent. */
+                    ETag: string;
+                    /** @description `private, no-cache`, as on the 200. */
+                    "Cache-Control": "private, no-cache";
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -10433,7 +10799,13 @@ export interface operations {
                 /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags of answers the client holds (RFC 9110 §13.1.2): a comma list of tags as `ETag` gave them, `W/` tags compared weakly, or `*`. When one is current the answer is 304 with no body, and no row is read. At most 4096 characters (else 400, field `If-None-Match`).
+                 * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10446,6 +10818,8 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -10470,6 +10844,7 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -10618,6 +10993,8 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -10760,7 +11137,13 @@ export interface operations {
                 /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags of answers the client holds (RFC 9110 §13.1.2): a comma list of tags as `ETag` gave them, `W/` tags compared weakly, or `*`. When one is current the answer is 304 with no body, and no row is read. At most 4096 characters (else 400, field `If-None-Match`).
+                 * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10773,6 +11156,24 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `If-None-Match` names the answer's current entity tag (or is `*`): the answer the
+             *     client holds is current, so none is sent (RFC 9110 §15.4.5). Only the tables'
+             *     versions were read, no row.
+             */
+            304: {
+                headers: {
+                    /** @description The current entity tag, the one the client sent. */
+                    ETag: string;
+                    /** @description `private, no-cache`, as on the 200. */
+                    "Cache-Control": "private, no-cache";
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -10943,7 +11344,13 @@ export interface operations {
                 /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags of answers the client holds (RFC 9110 §13.1.2): a comma list of tags as `ETag` gave them, `W/` tags compared weakly, or `*`. When one is current the answer is 304 with no body, and no row is read. At most 4096 characters (else 400, field `If-None-Match`).
+                 * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10956,6 +11363,8 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -10967,6 +11376,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -11115,6 +11525,8 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -11244,7 +11656,13 @@ export interface operations {
                 /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags of answers the client holds (RFC 9110 §13.1.2): a comma list of tags as `ETag` gave them, `W/` tags compared weakly, or `*`. When one is current the answer is 304 with no body, and no row is read. At most 4096 characters (else 400, field `If-None-Match`).
+                 * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11257,6 +11675,24 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="CaratteristicaGruppoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `If-None-Match` names the answer's current entity tag (or is `*`): the answer the
+             *     client holds is current, so none is sent (RFC 9110 §15.4.5). Only the tables'
+             *     versions were read, no row.
+             */
+            304: {
+                headers: {
+                    /** @description The current entity tag, the one the client sent. */
+                    ETag: string;
+                    /** @description `private, no-cache`, as on the 200. */
+                    "Cache-Control": "private, no-cache";
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -11423,7 +11859,13 @@ export interface operations {
                 /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags of answers the client holds (RFC 9110 §13.1.2): a comma list of tags as `ETag` gave them, `W/` tags compared weakly, or `*`. When one is current the answer is 304 with no body, and no row is read. At most 4096 characters (else 400, field `If-None-Match`).
+                 * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11436,6 +11878,8 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -11464,6 +11908,7 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -11608,6 +12053,8 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -11750,7 +12197,13 @@ export interface operations {
                 /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags of answers the client holds (RFC 9110 §13.1.2): a comma list of tags as `ETag` gave them, `W/` tags compared weakly, or `*`. When one is current the answer is 304 with no body, and no row is read. At most 4096 characters (else 400, field `If-None-Match`).
+                 * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11763,6 +12216,24 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `If-None-Match` names the answer's current entity tag (or is `*`): the answer the
+             *     client holds is current, so none is sent (RFC 9110 §15.4.5). Only the tables'
+             *     versions were read, no row.
+             */
+            304: {
+                headers: {
+                    /** @description The current entity tag, the one the client sent. */
+                    ETag: string;
+                    /** @description `private, no-cache`, as on the 200. */
+                    "Cache-Control": "private, no-cache";
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -11929,7 +12400,13 @@ export interface operations {
                 /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags of answers the client holds (RFC 9110 §13.1.2): a comma list of tags as `ETag` gave them, `W/` tags compared weakly, or `*`. When one is current the answer is 304 with no body, and no row is read. At most 4096 characters (else 400, field `If-None-Match`).
+                 * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11942,6 +12419,8 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -11965,6 +12444,7 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -12109,6 +12589,8 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -12246,7 +12728,13 @@ export interface operations {
                 /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags of answers the client holds (RFC 9110 §13.1.2): a comma list of tags as `ETag` gave them, `W/` tags compared weakly, or `*`. When one is current the answer is 304 with no body, and no row is read. At most 4096 characters (else 400, field `If-None-Match`).
+                 * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -12259,6 +12747,24 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `If-None-Match` names the answer's current entity tag (or is `*`): the answer the
+             *     client holds is current, so none is sent (RFC 9110 §15.4.5). Only the tables'
+             *     versions were read, no row.
+             */
+            304: {
+                headers: {
+                    /** @description The current entity tag, the one the client sent. */
+                    ETag: string;
+                    /** @description `private, no-cache`, as on the 200. */
+                    "Cache-Control": "private, no-cache";
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -12425,7 +12931,13 @@ export interface operations {
                 /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags of answers the client holds (RFC 9110 §13.1.2): a comma list of tags as `ETag` gave them, `W/` tags compared weakly, or `*`. When one is current the answer is 304 with no body, and no row is read. At most 4096 characters (else 400, field `If-None-Match`).
+                 * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -12438,6 +12950,8 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -12449,6 +12963,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -12593,6 +13108,8 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -12718,7 +13235,13 @@ export interface operations {
                 /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags of answers the client holds (RFC 9110 §13.1.2): a comma list of tags as `ETag` gave them, `W/` tags compared weakly, or `*`. When one is current the answer is 304 with no body, and no row is read. At most 4096 characters (else 400, field `If-None-Match`).
+                 * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -12731,6 +13254,24 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `If-None-Match` names the answer's current entity tag (or is `*`): the answer the
+             *     client holds is current, so none is sent (RFC 9110 §15.4.5). Only the tables'
+             *     versions were read, no row.
+             */
+            304: {
+                headers: {
+                    /** @description The current entity tag, the one the client sent. */
+                    ETag: string;
+                    /** @description `private, no-cache`, as on the 200. */
+                    "Cache-Control": "private, no-cache";
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -12897,7 +13438,13 @@ export interface operations {
                 /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags of answers the client holds (RFC 9110 §13.1.2): a comma list of tags as `ETag` gave them, `W/` tags compared weakly, or `*`. When one is current the answer is 304 with no body, and no row is read. At most 4096 characters (else 400, field `If-None-Match`).
+                 * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -12910,6 +13457,8 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -12938,6 +13487,7 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -13082,6 +13632,8 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -13224,7 +13776,13 @@ export interface operations {
                 /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags of answers the client holds (RFC 9110 §13.1.2): a comma list of tags as `ETag` gave them, `W/` tags compared weakly, or `*`. When one is current the answer is 304 with no body, and no row is read. At most 4096 characters (else 400, field `If-None-Match`).
+                 * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -13237,6 +13795,24 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `If-None-Match` names the answer's current entity tag (or is `*`): the answer the
+             *     client holds is current, so none is sent (RFC 9110 §15.4.5). Only the tables'
+             *     versions were read, no row.
+             */
+            304: {
+                headers: {
+                    /** @description The current entity tag, the one the client sent. */
+                    ETag: string;
+                    /** @description `private, no-cache`, as on the 200. */
+                    "Cache-Control": "private, no-cache";
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -13403,7 +13979,13 @@ export interface operations {
                 /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags of answers the client holds (RFC 9110 §13.1.2): a comma list of tags as `ETag` gave them, `W/` tags compared weakly, or `*`. When one is current the answer is 304 with no body, and no row is read. At most 4096 characters (else 400, field `If-None-Match`).
+                 * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -13416,6 +13998,8 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -13439,6 +14023,7 @@ export interface operations {
                     "application/javascript": components["schemas"]["Jsonp"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -13583,6 +14168,8 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -13720,7 +14307,13 @@ export interface operations {
                 /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags of answers the client holds (RFC 9110 §13.1.2): a comma list of tags as `ETag` gave them, `W/` tags compared weakly, or `*`. When one is current the answer is 304 with no body, and no row is read. At most 4096 characters (else 400, field `If-None-Match`).
+                 * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -13733,6 +14326,24 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `If-None-Match` names the answer's current entity tag (or is `*`): the answer the
+             *     client holds is current, so none is sent (RFC 9110 §15.4.5). Only the tables'
+             *     versions were read, no row.
+             */
+            304: {
+                headers: {
+                    /** @description The current entity tag, the one the client sent. */
+                    ETag: string;
+                    /** @description `private, no-cache`, as on the 200. */
+                    "Cache-Control": "private, no-cache";
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -13899,7 +14510,13 @@ export interface operations {
                 /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags of answers the client holds (RFC 9110 §13.1.2): a comma list of tags as `ETag` gave them, `W/` tags compared weakly, or `*`. When one is current the answer is 304 with no body, and no row is read. At most 4096 characters (else 400, field `If-None-Match`).
+                 * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -13912,6 +14529,8 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -13923,6 +14542,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -14067,6 +14687,8 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -14192,7 +14814,13 @@ export interface operations {
                 /** @description Ignored: jQuery's JSONP cache-buster; at most 64 characters (else 400, field `_`). */
                 _?: components["parameters"]["CacheBuster"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags of answers the client holds (RFC 9110 §13.1.2): a comma list of tags as `ETag` gave them, `W/` tags compared weakly, or `*`. When one is current the answer is 304 with no body, and no row is read. At most 4096 characters (else 400, field `If-None-Match`).
+                 * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -14205,6 +14833,24 @@ export interface operations {
                     Link?: string;
                     /** @description CSV only: `attachment; filename="SoggettoRecapitoQuery.csv"`. */
                     "Content-Disposition"?: string;
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `If-None-Match` names the answer's current entity tag (or is `*`): the answer the
+             *     client holds is current, so none is sent (RFC 9110 §15.4.5). Only the tables'
+             *     versions were read, no row.
+             */
+            304: {
+                headers: {
+                    /** @description The current entity tag, the one the client sent. */
+                    ETag: string;
+                    /** @description `private, no-cache`, as on the 200. */
+                    "Cache-Control": "private, no-cache";
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };

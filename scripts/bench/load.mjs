@@ -18,6 +18,7 @@ const headersOf = (r) => ({
   Authorization: `Bearer ${tokens[r.role]}`,
   Accept: 'application/json',
   ...(r.body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+  ...r.headers,
 });
 
 /** `next()`'s requests against `port` for `seconds` on `connections` connections. */

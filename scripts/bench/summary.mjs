@@ -11,7 +11,7 @@ const cell = (text, value, test) => ({ text: test && !test(value) ? `${text} ✗
 
 /** Rows of [measure, target, (engine) => cell or undefined]. */
 function rows(results) {
-  const { compare = {}, workers = {}, scale = {}, startup = [] } = results;
+  const { compare = {}, workers = {}, scale = {}, etag = {}, startup = [] } = results;
   const at = (o, e, f) => (o[e] ? f(o[e]) : undefined);
   const atLeast = (n) => (v) => v >= n;
   const atMost = (n) => (v) => v <= n;
@@ -52,6 +52,9 @@ function rows(results) {
     ['export: first byte, ms', '≤ 100', (e) => at(exported, e, (x) => cell(x.firstByteMs, x.firstByteMs, atMost(100)))],
     ['export: service RSS growth, MB', '< 50', (e) => at(exported, e, (x) => cell(x.rssGrowthMb, x.rssGrowthMb, below(50)))],
   );
+  for (const kind of ['in', 'page']) {
+    out.push([`304: server CPU per request / the same GET answered 200, \`${kind}\``, '≤ 0.3', (e) => at(etag, e, (t) => t[kind] && cell(ratio(t[kind].cpu), t[kind].cpu.median, atMost(0.3)))]);
+  }
   if (results.flood) out.push(['query p99 during a registration flood / idle', '≤ 2', (e) => (e === 'mysql' ? cell(results.flood.p99Ratio, results.flood.p99Ratio, atMost(2)) : undefined)]);
   return out;
 }

@@ -9,6 +9,7 @@ import { fillAutoQueryExport } from './autoquery-export.mjs';
 import { readCatalogVocabulary } from './catalog-types-source.mjs';
 import { renderCatalogSource } from './catalog-source.mjs';
 import { declareAnswers } from './declared-answers.mjs';
+import { declareEntityTags } from './entity-tags.mjs';
 import { generatedHeader, generatedMarker } from './header.mjs';
 import { buildCatalog } from './query-catalog.mjs';
 import { addRouteVariants } from './routes.mjs';
@@ -32,7 +33,7 @@ export async function readInputs(root) {
 export async function buildOutputs(inputs) {
   const vocabulary = readCatalogVocabulary(inputs.catalogTypes);
   const catalog = buildCatalog(validateInputs(inputs.operators, inputs.dtos, vocabulary));
-  const filled = addRouteVariants(declareAnswers(fillAutoQueryExport(fillAutoQuery(inputs.openapi, catalog), catalog)));
+  const filled = addRouteVariants(declareAnswers(declareEntityTags(fillAutoQueryExport(fillAutoQuery(inputs.openapi, catalog), catalog))));
   const document = { ...filled, info: { ...filled.info, 'x-generated': generatedMarker } };
   // A JSON round trip drops YAML alias identity, so openapi-typescript sees plain data.
   const json = `${JSON.stringify(document, null, 2)}\n`;

@@ -7,6 +7,7 @@
 import type Database from 'better-sqlite3';
 import type { Knex } from 'knex';
 import { bulkConnection, sqliteReaderOf } from '../db/connect.js';
+import { deferSqliteVersions } from '../db/table-versions-deferred.js';
 import type { LoadProblem } from './load-problem.js';
 import type { LoadRow } from './load-rows.js';
 import { refusal, type BulkWriter, type Target } from './load-writer.js';
@@ -23,6 +24,7 @@ export async function sqliteWriter(db: Knex, { table, columns }: Target): Promis
   // Table and column names come from loadableTables, never from the file.
   const empty = conn.prepare(`SELECT 1 FROM "${table}" LIMIT 1`).get() === undefined;
   conn.exec('BEGIN IMMEDIATE');
+  const versionsMoved = deferSqliteVersions(conn, table);
   const deferred: IndexInfo[] = empty ? secondaryIndexes(conn, table) : [];
   for (const index of deferred) conn.exec(`DROP INDEX "${index.name}"`);
   const insert = conn.prepare(`INSERT INTO "${table}" (${columns.map((c) => `"${c.name}"`).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
@@ -53,6 +55,7 @@ export async function sqliteWriter(db: Knex, { table, columns }: Target): Promis
     async commit(lastLine: number): Promise<LoadProblem | undefined> {
       try {
         for (const index of deferred) conn.exec(index.sql);
+        versionsMoved();
         conn.exec('COMMIT');
         await release();
         return undefined;

@@ -11,6 +11,7 @@ import { backupSqlite } from '../db/sqlite-backup.js';
 import { checkSqliteFile } from '../db/sqlite-check.js';
 import { absentSideFiles, openSqliteFile, removeCreatedSideFiles } from '../db/sqlite-file.js';
 import { swapSqliteFile } from '../db/sqlite-file-swap.js';
+import { bumpRestoredVersions } from '../db/table-versions-deferred.js';
 import type { ToolIo } from './backup.js';
 
 const onMysql = 'DATABASE_URL is set: restore MySQL/MariaDB with the engine\'s own client (mariadb DB < dump.sql, README "For operators")';
@@ -38,6 +39,8 @@ export async function runRestoreCli(argv: readonly string[], io: ToolIo): Promis
       fs.mkdirSync(path.dirname(path.resolve(live)), { recursive: true });
       const copied = await backupSqlite(source, live);
       if (!copied.ok) return refuse(copied.error.message);
+      const moved = moveVersions(live);
+      if (moved !== undefined) return refuse(moved);
       io.stdout.write(`restored ${live} from ${source} (${level})\n`);
       return 0;
     }
@@ -61,8 +64,24 @@ function copyChecked(source: string, target: string): string | undefined {
     opened.conn.close();
     removeCreatedSideFiles(source, created);
   }
+  const moved = moveVersions(target);
+  if (moved !== undefined) return moved;
   const copy = checkSqliteFile(target);
   return copy.ok ? undefined : copy.error.message;
+}
+
+/** The restored copy's table versions moved past the replaced database's (design.md §8); an error's text, or undefined. */
+function moveVersions(file: string): string | undefined {
+  const opened = openSqliteFile(file, { readonly: false });
+  if (!opened.ok) return opened.error;
+  try {
+    bumpRestoredVersions(opened.conn);
+    return undefined;
+  } catch (err) {
+    return `${file}: ${(err as Error).message}`;
+  } finally {
+    opened.conn.close();
+  }
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

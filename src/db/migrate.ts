@@ -3,12 +3,14 @@
 import type { Knex } from 'knex';
 import { dialectOf } from './dialect.js';
 import { withNamedLock } from './named-lock.js';
+import { bumpAllVersions } from './table-versions.js';
 import * as queryTables from './migrations/001-query-tables.js';
 import * as accounts from './migrations/002-accounts.js';
 import * as impianti from './migrations/003-impianti.js';
 import * as operatorDefaults from './migrations/004-operator-defaults.js';
 import * as rateLimits from './migrations/005-rate-limits.js';
 import * as replicaHeartbeat from './migrations/006-replica-heartbeat.js';
+import * as tableVersions from './migrations/007-table-versions.js';
 
 interface Migration {
   readonly name: string;
@@ -18,7 +20,7 @@ interface Migration {
   readonly config?: { readonly transaction: boolean };
 }
 
-const migrations: readonly Migration[] = [queryTables, accounts, impianti, operatorDefaults, rateLimits, replicaHeartbeat];
+const migrations: readonly Migration[] = [queryTables, accounts, impianti, operatorDefaults, rateLimits, replicaHeartbeat, tableVersions];
 
 /** The names knex records in `knex_migrations`, in order: a database's migration level is how many of them it holds. */
 export const migrationNames: readonly string[] = migrations.map((m) => m.name);
@@ -34,12 +36,21 @@ const lockWaitSeconds = 120;
 
 export async function migrate(db: Knex): Promise<void> {
   if (await isCurrent(db)) return;
-  if (dialectOf(db) !== 'mysql') return void (await db.migrate.latest({ migrationSource: source }));
+  if (dialectOf(db) !== 'mysql') return void (await latest(db));
   // Several nodes may start at once on one database. knex's own lock is not enough there:
   // it creates its lock table check-then-create, refuses instead of waiting, and on MySQL
   // the first DDL commits its lock row early. A named lock serialises start-ups.
-  const run = await withNamedLock(db, lockName, lockWaitSeconds, () => db.migrate.latest({ migrationSource: source }));
+  const run = await withNamedLock(db, lockName, lockWaitSeconds, () => latest(db));
   if (!run.held) throw new Error(`could not take the migration lock "${lockName}" within ${lockWaitSeconds} s`);
+}
+
+/**
+ * The pending migrations; then every table's version moves, since a migration may change
+ * what an answer holds in ways no trigger sees (DDL, a rebuilt table: design.md §8).
+ */
+async function latest(db: Knex): Promise<void> {
+  const [, applied] = (await db.migrate.latest({ migrationSource: source })) as [number, string[]];
+  if (applied.length > 0) await bumpAllVersions(db);
 }
 
 /**

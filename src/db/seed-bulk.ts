@@ -4,6 +4,7 @@
 // Speed comes from multi-row INSERTs of a few thousand rows, several per transaction
 // (one commit, one fsync, per group), not from switching any safety checks off.
 import type { Knex } from 'knex';
+import { withVersionMovedOnce } from './table-versions-deferred.js';
 import { dialectOf } from './dialect.js';
 import { INT32_MAX } from '../int32.js';
 import { seededRandom, seedOf, type Random } from './seeded-random.js';
@@ -86,9 +87,11 @@ async function seedTable(db: Knex, table: BulkTable, options: SeedBulkOptions): 
         groupRows += n;
       }
       const write = db
-        .transaction(async (trx) => {
-          for (const s of statements) await trx.raw(s.sql, s.bindings);
-        })
+        .transaction((trx) =>
+          withVersionMovedOnce(trx, table, async () => {
+            for (const s of statements) await trx.raw(s.sql, s.bindings);
+          }),
+        )
         .then(() => {
           committed += groupRows;
           options.onProgress?.({ table, done: committed, total, elapsedMs: performance.now() - began });

@@ -4,31 +4,48 @@
 import { operators, queryDtos, type QueryOperation } from '../../generated/query-catalog.js';
 import type { Config } from '../config.js';
 import type { Reads } from '../db/replicas.js';
-import { reportingFieldErrors, type CsvTable, type HandlerMap, type OperationRequest, type OperationResponse, type ResponseBody } from '../http/operation.js';
+import { readVersions } from '../db/table-versions.js';
+import { taggedHeaders } from '../http/entity-tag.js';
+import { reportingFieldErrors, type CsvTable, type HandlerMap, type NotModified, type OperationRequest, type OperationResponse, type ResponseBody } from '../http/operation.js';
 import type { QueryDtoSpec } from '../query/catalog-types.js';
 import { engineContext, type EngineContext } from '../query/engine-context.js';
 import type { QueryResponse, RecordOf } from '../query/records.js';
-import { runQuery } from '../query/run-query.js';
+import { planKey } from '../query/plan-key.js';
+import { compile, runPlan } from '../query/run-query.js';
+import { answerTag, held, notModified, representationVersion } from './answer-tags.js';
 
-type QueryRequest = Pick<OperationRequest, 'format' | 'nextPageUrl'> & Partial<Pick<OperationRequest, 'fieldErrors'>> & { readonly dto: object };
+type QueryRequest = Pick<OperationRequest, 'format' | 'nextPageUrl' | 'principal' | 'conditional'> & Partial<Pick<OperationRequest, 'fieldErrors'>> & { readonly dto: object };
+
+type QueryAnswer<D extends QueryDtoSpec> = Omit<OperationResponse, 'body'> & { readonly body: QueryResponse<RecordOf<D>> };
 
 /**
  * One DTO's handler, for any catalog entry: the engine's answer, with records of `dto`'s
- * fields. The planner answers the contract's field errors with its own (an unknown OrderBy
- * field, a cursor of another query), all at once.
+ * fields, tagged (design.md §7, "Entity tags"). The planner answers the contract's field
+ * errors with its own (an unknown OrderBy field, a cursor of another query), all at once.
  */
 export function queryHandler<D extends QueryDtoSpec>(reads: Reads, ctx: EngineContext, dto: D) {
-  return reportingFieldErrors(async (request: QueryRequest): Promise<Omit<OperationResponse, 'body'> & { readonly body: QueryResponse<RecordOf<D>> }> => {
-    // On a replica or the primary (design.md §12); a failure is thrown so that a replica
-    // that went away is retried on the primary.
-    const { plan, response } = await reads.run(async (db) => {
-      const result = await runQuery(db, dto, request.dto, ctx, request.fieldErrors);
-      if (!result.ok) throw result.error;
-      return result.value;
+  const service = representationVersion([ctx.cursorKey, String(ctx.estimateExactUpTo)]);
+  return reportingFieldErrors(async (request: QueryRequest): Promise<QueryAnswer<D> | NotModified> => {
+    const planned = compile(dto, request.dto, ctx, request.fieldErrors);
+    if (!planned.ok) throw planned.error;
+    const plan = planned.value;
+    const asked = planKey(plan);
+    // On a replica or the primary (design.md §12), the version where the rows are read and
+    // before them (§8); a failure is thrown so that a replica that went away is retried on the primary.
+    const outcome = await reads.run(async (db) => {
+      const versions = await readVersions(db, [dto.table], ctx.queryTimeoutMs);
+      const tag = versions === undefined ? undefined : answerTag(service, request, asked, versions, plan.estimatedTotal);
+      // Every query has an answer, so `*` holds as a matching tag does.
+      if (tag !== undefined && held(request, tag) !== undefined) return notModified(tag);
+      const executed = await runPlan(db, dto, plan, ctx);
+      if (!executed.ok) throw executed.error;
+      return { tag, response: executed.value };
     });
+    if ('notModified' in outcome) return outcome;
+    const { tag, response } = outcome;
     // RFC 8288: a GET's next page as a link, which a CSV answer has no other room for.
     const link = response.next === undefined ? undefined : request.nextPageUrl(response.next);
-    const headers = link === undefined ? undefined : { Link: `<${link}>; rel="next"` };
+    const headers = { ...(tag === undefined ? {} : taggedHeaders(tag)), ...(link === undefined ? {} : { Link: `<${link}>; rel="next"` }) };
     if (request.format !== 'csv') return { body: response, nullFree: true, headers };
     const csv: CsvTable = {
       columns: plan.projection.map((f) => ({ name: f.name, family: f.family })),

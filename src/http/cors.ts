@@ -3,9 +3,10 @@
 // empty nothing here runs, so same-origin clients see no CORS headers at all.
 import type { Exchange } from './exchange.js';
 
-const allowHeaders = 'Authorization, Content-Type, X-Request-Id';
+// If-None-Match: a script's conditional GET (design.md §7) is not a CORS-safelisted request.
+const allowHeaders = 'Authorization, Content-Type, X-Request-Id, If-None-Match';
 // Headers a script may read from a cross-origin answer beyond the CORS-safelisted ones.
-const exposeHeaders = 'X-Request-Id, Retry-After, RateLimit, RateLimit-Policy, WWW-Authenticate, Allow, Content-Disposition';
+const exposeHeaders = 'X-Request-Id, Retry-After, RateLimit, RateLimit-Policy, WWW-Authenticate, Allow, Content-Disposition, ETag';
 const preflightMaxAgeSeconds = '600';
 
 /** Adds `field` to the Vary header unless it is already listed there (or Vary is `*`). */

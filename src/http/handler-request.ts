@@ -8,7 +8,7 @@ import type { Principal } from '../auth/roles.js';
 import type { FieldError } from '../errors/api-error.js';
 import { bearerOf, type Authenticator } from './access.js';
 import type { Exchange } from './exchange.js';
-import type { OperationRequest } from './operation.js';
+import type { Conditional, OperationRequest } from './operation.js';
 
 export class HandlerRequest implements OperationRequest {
   constructor(
@@ -19,6 +19,7 @@ export class HandlerRequest implements OperationRequest {
     readonly format: 'json' | 'csv' | 'jsonl',
     private readonly ex: Exchange,
     private readonly authenticator: Authenticator,
+    readonly conditional?: Conditional,
   ) {}
 
   bearer(): Principal | null {

@@ -42,6 +42,27 @@ export interface OperationRequest {
    * RateLimit fields of a limit the request has been counted against (design.md §4).
    */
   announce(headers: Readonly<Record<string, string>>): void;
+  /** What an entity tag needs of the exchange (design.md §7); absent where nothing is tagged (tests). */
+  readonly conditional?: Conditional;
+}
+
+export interface Conditional {
+  /** The If-None-Match of a GET or HEAD as sent; undefined without one, and for other methods, which answer 200 whatever it says. */
+  readonly ifNoneMatch: string | undefined;
+  /** The representation negotiated besides the data: `json`, `csv`, or `jsonp:<callback>`. */
+  readonly representation: string;
+}
+
+/** 304: the answer the client holds is current (RFC 9110 §15.4.5); headers only, no body. */
+export interface NotModified {
+  readonly status: 304;
+  readonly notModified: true;
+  readonly headers: Readonly<Record<string, string>>;
+  // Absent, so that an answer's optional parts read the same on either kind of answer.
+  readonly body?: undefined;
+  readonly csv?: undefined;
+  readonly nullFree?: undefined;
+  readonly stream?: undefined;
 }
 
 export interface CsvTable {
@@ -93,7 +114,7 @@ export interface OperationResponse {
   readonly nullFree?: boolean;
 }
 
-export type OperationHandler = (request: OperationRequest) => Promise<OperationResponse>;
+export type OperationHandler = (request: OperationRequest) => Promise<OperationResponse | NotModified>;
 
 /** Thrown or returned by handlers; the edge renders it. */
 export type HandlerError = ApiError;
@@ -108,10 +129,10 @@ export type { RequestDto, ResponseBody } from '../contract-types.js';
 // twin) then share one handler, compared by structure rather than by operation id.
 export type Request<Id extends CanonicalOperationId> = Omit<OperationRequest, 'dto'> & { readonly dto: RequestDto<Id> };
 
-/** An operation whose 200 has no JSON body (an export) answers a stream. */
+/** An operation whose 200 has no JSON body (an export) answers a stream; a tagged one may answer 304. */
 export type Response<Id extends CanonicalOperationId> = [ResponseBody<Id>] extends [never]
   ? Omit<OperationResponse, 'body' | 'stream'> & { readonly body?: undefined; readonly stream: StreamedAnswer }
-  : Omit<OperationResponse, 'body'> & { readonly body: ResponseBody<Id> };
+  : (Omit<OperationResponse, 'body'> & { readonly body: ResponseBody<Id> }) | NotModified;
 
 /**
  * One handler per operation of the contract: a missing one fails tsc (and start-up). A

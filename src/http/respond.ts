@@ -5,7 +5,7 @@ import { translateDbError } from '../db/driver-errors.js';
 import { ApiError } from '../errors/api-error.js';
 import { toCsv } from './csv.js';
 import type { Negotiated } from './negotiate.js';
-import type { OperationResponse } from './operation.js';
+import type { NotModified, OperationResponse } from './operation.js';
 
 const dropNulls = (_key: string, value: unknown) => (value === null ? undefined : value);
 
@@ -65,8 +65,14 @@ function sendJson(res: ServerResponse, status: number, body: unknown, callback: 
 }
 
 /** `dtoName` names the CSV attachment (`SoggettoRecapitoQuery.csv`), whichever route served it. */
-export function sendResult(res: ServerResponse, dtoName: string, negotiated: Negotiated, result: OperationResponse): void {
+export function sendResult(res: ServerResponse, dtoName: string, negotiated: Negotiated, result: OperationResponse | NotModified): void {
   const headers = listOf(result.headers);
+  if ('notModified' in result) {
+    // RFC 9110 §15.4.5: the tag and caching fields the 200 would carry, and no content.
+    res.writeHead(304, headers as string[]);
+    res.end();
+    return;
+  }
   if (negotiated.format === 'csv') {
     if (!result.csv) throw new Error(`${dtoName} was negotiated as CSV but returned no table`);
     const csvHeaders = [...headers, 'Content-Disposition', `attachment; filename="${dtoName}.csv"`];

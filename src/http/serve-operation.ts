@@ -6,9 +6,9 @@ import { authorize, type Authenticator } from './access.js';
 import type { Contract, OperationContract } from './contract.js';
 import type { Exchange } from './exchange.js';
 import { HandlerRequest } from './handler-request.js';
-import { negotiate } from './negotiate.js';
+import { negotiate, type Negotiated } from './negotiate.js';
 import { negotiateExport } from './negotiate-export.js';
-import { callHandler, type HandlerMap } from './operation.js';
+import { callHandler, type Conditional, type HandlerMap } from './operation.js';
 import { parseBody } from './parse-body.js';
 import { readBody } from './read-body.js';
 import { buildDto, type Body } from './request-dto.js';
@@ -17,6 +17,13 @@ import { sendStream } from './respond-stream.js';
 import { requestValidators } from './validate-request.js';
 
 const bodyLimit = 1024 * 1024;
+
+/** If-None-Match counts on GET and HEAD only (design.md §7); the tag covers the negotiated representation. */
+function conditionalOf(ex: Exchange, negotiated: Negotiated): Conditional {
+  const method = ex.req.method;
+  const representation = negotiated.callback === undefined ? negotiated.format : `jsonp:${negotiated.callback}`;
+  return { ifNoneMatch: method === 'GET' || method === 'HEAD' ? ex.header('if-none-match') : undefined, representation };
+}
 
 export type ServeOperation = (op: OperationContract, params: Readonly<Record<string, string>>, ex: Exchange) => Promise<void>;
 
@@ -47,7 +54,7 @@ export function operationServer(contract: Contract, modules: { readonly handlers
     // The contract's field errors go to the handler, which answers them (operation.ts, callHandler).
     const fieldErrors = validators.get(op.operationId)!(built.value);
     // createApp's checkWiring has matched every canonical id of the contract to a handler of the map.
-    const handlerRequest = new HandlerRequest(op.canonicalId, built.value, fieldErrors, principal, negotiated.format, ex, modules.authenticator);
+    const handlerRequest = new HandlerRequest(op.canonicalId, built.value, fieldErrors, principal, negotiated.format, ex, modules.authenticator, conditionalOf(ex, negotiated));
     const result = await callHandler(modules.handlers, op.canonicalId as CanonicalOperationId, handlerRequest);
     if (result.stream !== undefined) await sendStream(ex, result.stream);
     else sendResult(ex.res, op.dtoName, negotiated, result);

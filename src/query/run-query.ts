@@ -29,10 +29,13 @@ export function compile(dto: QueryDtoSpec, request: unknown, ctx: EngineContext,
 export async function runQuery<D extends QueryDtoSpec>(db: Knex, dto: D, request: unknown, ctx: EngineContext, reported: readonly FieldError[] = []): Promise<Result<QueryOutcome<RecordOf<D>>>> {
   const planned = compile(dto, request, ctx, reported);
   if (!planned.ok) return planned;
-  const executed = await execute(db, render(db, planned.value, ctx), planned.value, ctx);
-  if (!executed.ok) return executed;
+  const executed = await runPlan(db, dto, planned.value, ctx);
+  return executed.ok ? { ok: true, value: { plan: planned.value, response: executed.value } } : executed;
+}
+
+/** Runs a plan `compile` made of a request of `dto`; `dto` gives the records their type. */
+export async function runPlan<D extends QueryDtoSpec>(db: Knex, _dto: D, plan: QueryPlan, ctx: EngineContext): Promise<Result<QueryResponse<RecordOf<D>>>> {
   // The plan projects only `dto`'s fields and format-values converts each by its family,
   // which is what RecordOf<D> says of them.
-  const response = executed.value as QueryResponse<RecordOf<D>>;
-  return { ok: true, value: { plan: planned.value, response } };
+  return (await execute(db, render(db, plan, ctx), plan, ctx)) as Result<QueryResponse<RecordOf<D>>>;
 }

@@ -53,13 +53,15 @@ interface Call {
   readonly parameter: string;
   readonly path: Record<string, unknown>;
   readonly query: Record<string, unknown>;
+  /** Header parameters (If-None-Match), as the client sends them. */
+  readonly headers: Record<string, string>;
   readonly body: Record<string, unknown> | undefined;
   readonly expect: 'json' | 'csv' | 'jsonp' | 'jsonl';
 }
 
 /** A value the schema allows, and that the server accepts for that name. */
 function valueFor(name: string, schema: Json): unknown {
-  const known: Record<string, unknown> = { after: '', include: 'Total', fields: 'Id', orderBy: 'Id', orderByDesc: 'Id', callback: 'cb', _: '1', continue: '/benvenuto', meta: { source: 'web' } };
+  const known: Record<string, unknown> = { after: '', include: 'Total', fields: 'Id', orderBy: 'Id', orderByDesc: 'Id', callback: 'cb', _: '1', continue: '/benvenuto', meta: { source: 'web' }, 'If-None-Match': '"not-the-current-tag"' };
   if (name in known) return known[name];
   if (schema['enum']) return schema['enum'][0];
   switch (schema['type']) {
@@ -87,12 +89,17 @@ function calls(document: Json, client: string): Call[] {
         for (const value of values) {
           const query: Record<string, unknown> = {};
           const pathParams: Record<string, unknown> = {};
-          for (const r of [...required, p]) (r['in'] === 'path' ? pathParams : query)[r['name']] = r === p ? value : valueFor(r['name'], r['schema']);
+          const headers: Record<string, string> = {};
+          for (const r of [...required, p]) {
+            const v = r === p ? value : valueFor(r['name'], r['schema']);
+            if (r['in'] === 'header') headers[r['name']] = String(v);
+            else (r['in'] === 'path' ? pathParams : query)[r['name']] = v;
+          }
           const operationId = op['operationId'] as string;
           const unique = `gen.${client}.${n++}`;
           const body = bodyFor(operationId, unique, query);
           result.push({
-            operationId, method, template, parameter: p['name'], path: pathParams, query, body,
+            operationId, method, template, parameter: p['name'], path: pathParams, query, headers, body,
             expect: p['name'] === 'callback' ? 'jsonp' : value === 'csv' ? 'csv' : op['x-export'] === true ? 'jsonl' : 'json',
           });
         }
@@ -168,7 +175,7 @@ forEachDialect('clients generated from the served contract', (dialect) => {
       const c = await prepared(call);
       const fn = sdk[c.operationId[0]!.toLowerCase() + c.operationId.slice(1)];
       if (!fn) { wrong.push(`${c.operationId}: no SDK function`); continue; }
-      const { response, data } = await fn({ client, path: c.path, query: c.query, body: c.body, headers: { Authorization: `Bearer ${token}` }, parseAs: 'text' });
+      const { response, data } = await fn({ client, path: c.path, query: c.query, body: c.body, headers: { Authorization: `Bearer ${token}`, ...c.headers }, parseAs: 'text' });
       const problem = checkAnswer(c, response.status, response.headers.get('content-type'), String(data ?? ''));
       if (problem) wrong.push(problem);
     }
@@ -183,7 +190,7 @@ forEachDialect('clients generated from the served contract', (dialect) => {
     for (const call of calls(document, 'fetch')) {
       const c = await prepared(call);
       const send = (api as unknown as Record<string, (url: string, init: Json) => Promise<{ response: Response; data?: unknown; error?: unknown }>>)[c.method.toUpperCase()]!;
-      const { response, data, error } = await send(c.template, { params: { path: c.path, query: c.query }, body: c.body, headers: { Authorization: `Bearer ${token}` }, parseAs: 'text' });
+      const { response, data, error } = await send(c.template, { params: { path: c.path, query: c.query, header: c.headers }, body: c.body, headers: { Authorization: `Bearer ${token}` }, parseAs: 'text' });
       const problem = checkAnswer(c, response.status, response.headers.get('content-type'), String(data ?? error ?? ''));
       if (problem) wrong.push(problem);
     }

@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import net from 'node:net';
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config.js';
-import { createReads, type Reads } from '../../src/db/replicas.js';
+import { createReads, primaryOnly, type Reads } from '../../src/db/replicas.js';
 import { ApiError } from '../../src/errors/api-error.js';
 import { createImpiantiHandlers } from '../../src/handlers/impianti-files.js';
 import type { Request } from '../../src/http/operation.js';
@@ -99,6 +99,24 @@ if (dialects.includes('mysql')) describe('read replicas [mysql]', function () {
     } finally {
       await reads.close();
       await link.cut();
+    }
+  });
+
+  it('reads the table versions where it reads the rows: the replica\'s tag is the replica\'s, and moves with its writes', async () => {
+    replicate(true);
+    const reads = router([replica.databaseUrl!]);
+    const tagOf = async (via: Reads) => (await createImpiantiHandlers({ reads: via, config: loadConfig({}) }).GetImpiantoFilesRequest(request(7))).headers?.['ETag'];
+    try {
+      await until(() => reads.health()[0]!.healthy);
+      const onReplica = await tagOf(reads);
+      expect(onReplica).to.be.a('string').and.to.equal(await tagOf(primaryOnly(replica.db)));
+      // A write the primary never saw, as replication would bring it: only the replica's version moves.
+      await replica.db('impianto').where({ id: 7 }).update({ nome: 'rinominato' });
+      const moved = await tagOf(reads);
+      expect(moved).to.not.equal(onReplica);
+      expect(moved).to.equal(await tagOf(primaryOnly(replica.db)));
+    } finally {
+      await reads.close();
     }
   });
 

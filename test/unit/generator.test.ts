@@ -11,6 +11,7 @@ import YAML from 'yaml';
 import type * as AutoQuery from '../../scripts/lib/autoquery.mjs';
 import type * as CatalogTypesSource from '../../scripts/lib/catalog-types-source.mjs';
 import type * as DeclaredAnswers from '../../scripts/lib/declared-answers.mjs';
+import type * as EntityTags from '../../scripts/lib/entity-tags.mjs';
 import type * as QueryCatalog from '../../scripts/lib/query-catalog.mjs';
 import type * as QuerySchemas from '../../scripts/lib/query-schemas.mjs';
 import type * as ValidateInputs from '../../scripts/lib/validate-inputs.mjs';
@@ -20,6 +21,7 @@ const load = <T>(name: string) => import(new URL(`../../../scripts/lib/${name}`,
 const { fillAutoQuery } = await load<typeof AutoQuery>('autoquery.mjs');
 const { readCatalogVocabulary } = await load<typeof CatalogTypesSource>('catalog-types-source.mjs');
 const { declareAnswers } = await load<typeof DeclaredAnswers>('declared-answers.mjs');
+const { declareEntityTags } = await load<typeof EntityTags>('entity-tags.mjs');
 const { buildCatalog } = await load<typeof QueryCatalog>('query-catalog.mjs');
 const { requestSchema } = await load<typeof QuerySchemas>('query-schemas.mjs');
 const { validateInputs } = await load<typeof ValidateInputs>('validate-inputs.mjs');
@@ -263,4 +265,32 @@ describe('generator: declared answers', () => {
     ['a policy name that is not lower-case', { 'x-public': true, 'x-rate-limit': 'Register', responses: {} }, 'x-rate-limit must be a lower-case name'],
   ];
   for (const [name, op, want] of refused) it(`refuses ${name}`, () => expect(() => declareAnswers(doc(op))).to.throw(want));
+});
+
+describe('generator: entity tags (x-etag)', () => {
+  const components = {
+    headers: { ETag: { schema: { type: 'string', maxLength: 64 } }, 'Cache-Control': { schema: { type: 'string', maxLength: 32 } } },
+    responses: { NotModified: { description: 'not modified' } },
+  };
+  const doc = (item: Json, extra: Json = {}): Json => ({ openapi: '3.0.3', paths: { '/x': item }, components: { ...components, ...extra } });
+
+  it("declares ETag and Cache-Control on the 200, and on the GET If-None-Match and the 304; a POST's takes no If-None-Match", () => {
+    const op = { 'x-etag': true, responses: { 200: { description: 'ok' } } };
+    const out = declareEntityTags(doc({ get: op, post: op }));
+    const item = (out['paths'] as Json)['/x'];
+    for (const method of ['get', 'post']) expect(item[method]['responses']['200']['headers']).to.have.keys('ETag', 'Cache-Control');
+    expect(item['get']['parameters']).to.deep.equal([{ $ref: '#/components/parameters/IfNoneMatch' }]);
+    expect(item['get']['responses']['304']).to.deep.equal({ $ref: '#/components/responses/NotModified' });
+    expect(item['post']).to.not.have.property('parameters');
+    expect(Object.keys(item['post']['responses'])).to.deep.equal(['200']);
+    expect(((out['components'] as Json)['parameters'] as Json)['IfNoneMatch']).to.include({ name: 'If-None-Match', in: 'header', 'x-edge-parameter': true });
+  });
+
+  const refused: [string, Json, Json, string][] = [
+    ['an x-etag operation without a 200 of its own', { get: { 'x-etag': true, responses: {} } }, {}, 'needs a 200 of its own'],
+    ['a 304 written by hand', { get: { 'x-etag': true, responses: { 200: { description: 'ok' }, 304: { description: 'x' } } } }, {}, '304 is generated'],
+    ['a hand-written IfNoneMatch parameter', { get: { responses: {} } }, { parameters: { IfNoneMatch: {} } }, 'IfNoneMatch is generated'],
+    ['a missing NotModified answer', { get: { responses: {} } }, { responses: {} }, 'NotModified is missing'],
+  ];
+  for (const [name, item, extra, want] of refused) it(`refuses ${name}`, () => expect(() => declareEntityTags(doc(item, extra))).to.throw(want));
 });
