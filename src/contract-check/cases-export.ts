@@ -1,8 +1,9 @@
 // The exports of the two queries, POST and GET (design.md §7, Exports). Like the query
 // cases they use only `Id`, and read at most the ids 1 to 3, so they hold whatever data the
 // deployment holds.
-import { check, expectError, expectStatus, needAdmin, needUser, skip } from './expect.js';
+import { check, expectError, expectStatus, needAdmin } from './expect.js';
 import { queryDtoList } from '../../generated/query-catalog.js';
+import { adminOnlyCases } from './cases-query.js';
 import type { ContractCase } from './suite-types.js';
 
 const admin = { needsAdmin: true } as const;
@@ -39,22 +40,7 @@ function exportCases(query: string): ContractCase[] {
         check(/^Id\r\n([123]\r\n){0,3}$/.test(r.text), `CSV is ${JSON.stringify(r.text.slice(0, 80))}`);
       },
     },
-    {
-      name: `${name}: 401 without a token`,
-      operationId: name,
-      kind: 'negative',
-      run: async (ctx) => expectError(await ctx.call('POST', path, { json: {} }), 401, 'Unauthorized'),
-    },
-    {
-      name: `${get}: 403 Invalid Role for a user without Admin`,
-      operationId: get,
-      kind: 'negative',
-      async run(ctx) {
-        const user = needUser(ctx.state);
-        if (user.roles.includes('Admin')) skip('this deployment gives new users Admin (DEFAULT_ROLES)');
-        expectError(await ctx.call('GET', path, { token: user.bearerToken }), 403, 'Forbidden');
-      },
-    },
+    ...adminOnlyCases(name),
     {
       name: `${get}: 400 UnknownField for take, which an export has not`,
       operationId: get,

@@ -7,8 +7,8 @@ import type { ContractCase } from './suite-types.js';
 
 const admin = { needsAdmin: true } as const;
 
-/** Who may call a query and how: without a token, without the role, with another verb. */
-function accessCases(name: string): ContractCase[] {
+/** An operation for Admins only (a query or its export): refused without a token and without the role. */
+export function adminOnlyCases(name: string): ContractCase[] {
   const path = `/json/reply/${name}`;
   const get = `${name}Get`;
   return [
@@ -28,6 +28,14 @@ function accessCases(name: string): ContractCase[] {
         expectError(await ctx.call('GET', path, { token: user.bearerToken }), 403, 'Forbidden');
       },
     },
+  ];
+}
+
+/** Who may call a query and how: without a token, without the role, with another verb. */
+function accessCases(name: string): ContractCase[] {
+  const path = `/json/reply/${name}`;
+  return [
+    ...adminOnlyCases(name),
     {
       name: `${name}: 405 with Allow for PATCH`,
       operationId: name,
