@@ -288,8 +288,9 @@ describe('cluster: three nodes on a MariaDB primary and a replica', function () 
       t('valid', 'live', 3600_000), t('spentInWindow', 'live', 3600_000, 60_000),
       t('expired', 'live', -1000), t('spentLongAgo', 'live', 3600_000, reuseWindowMs + 60_000), t('ofRevoked', 'revoked', 3600_000),
     ];
-    await c.primaryDb('refresh_token').insert(seeded);
+    // Read before the rows go in: a purge may run the moment they are there.
     const purgedBefore = await total(c.nodes, 'auth_purged_rows_total', { table: 'refresh_token' });
+    await c.primaryDb('refresh_token').insert(seeded);
     const left = async () => ({
       tokens: (await c.primaryDb('refresh_token').whereIn('token_hash', seeded.map((r) => r.token_hash)).select('token_hash')).map((r: { token_hash: string }) => r.token_hash).sort(),
       sessions: (await c.primaryDb('auth_session').where('user_id', userId).select('id')).map((r: { id: string }) => r.id).sort(),
