@@ -2,17 +2,14 @@
 // tags"): a digest of the service's representation version, what was asked, how it is
 // represented, who asked, and the versions of the tables read. The 304 of a request whose
 // tag the client holds, and the tagged headers of the 200.
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import { entityTag, noneMatch, taggedHeaders } from '../http/entity-tag.js';
+import { digestOf, entityTag, noneMatch, taggedHeaders } from '../http/entity-tag.js';
 import type { NotModified, OperationRequest } from '../http/operation.js';
 
 const root = new URL('../../../', import.meta.url);
-const digest = (...parts: readonly (string | Buffer)[]) => {
-  const hash = createHash('sha256');
-  for (const p of parts) hash.update(p).update('\n');
-  return hash.digest('base64url');
-};
+
+/** The served contract's digest, read once for every handler that tags. */
+let contractDigest: string | undefined;
 
 /**
  * What, besides the data, decides an answer's bytes on every node alike: the served contract
@@ -21,7 +18,8 @@ const digest = (...parts: readonly (string | Buffer)[]) => {
  * of them changes every tag.
  */
 export function representationVersion(settings: readonly (string | Buffer)[]): string {
-  return digest(fs.readFileSync(new URL('generated/openapi.json', root)), digest(...settings));
+  contractDigest ??= digestOf([fs.readFileSync(new URL('generated/openapi.json', root))]);
+  return digestOf([contractDigest, digestOf(settings)]);
 }
 
 type Asked = Pick<OperationRequest, 'principal' | 'conditional' | 'format'>;

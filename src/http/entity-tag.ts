@@ -8,11 +8,16 @@ import { ApiError } from '../errors/api-error.js';
 /** Declared in the contract as the header's maxLength: about ninety of our tags. */
 export const ifNoneMatchMaxLength = 4096;
 
-/** `"<digest>"`, or `W/"<digest>"` when weak: 192 bits of SHA-256 over `parts`, base64url. */
-export function entityTag(parts: readonly string[], weak = false): string {
+/** SHA-256 over `parts`, each closed by a line break, base64url. */
+export function digestOf(parts: readonly (string | Buffer)[]): string {
   const hash = createHash('sha256');
   for (const part of parts) hash.update(part).update('\n');
-  const opaque = `"${hash.digest('base64url').slice(0, 32)}"`;
+  return hash.digest('base64url');
+}
+
+/** `"<digest>"`, or `W/"<digest>"` when weak: 192 bits of SHA-256 over `parts`, base64url. */
+export function entityTag(parts: readonly string[], weak = false): string {
+  const opaque = `"${digestOf(parts).slice(0, 32)}"`;
   return weak ? `W/${opaque}` : opaque;
 }
 
