@@ -62,17 +62,16 @@ export function operationRouter(contract: Contract, handlers: RouteHandlers): Re
 /**
  * The routes grouped by their path's first segment, one express router each: express tries
  * a router's routes one after the other (about half a microsecond each), so a request meets
- * only the routes that begin as its path does, not all sixty of the contract. Paths that
- * open with a parameter would be tried after their segment's router.
+ * only the routes that begin as its path does, not all sixty of the contract. A path that
+ * opens with a parameter would belong to every segment, so the contract may not declare one.
  */
 class SegmentRouters {
   private readonly bySegment = new Map<string, Router>();
-  private opening: Router | undefined;
 
   /** The router of `path`: case-insensitive for the predefined routes, else case-sensitive and strict. */
   of(path: string): Router {
     const segment = firstSegment(path);
-    if (segment.startsWith('{')) return (this.opening ??= express.Router({ caseSensitive: true, strict: true }));
+    if (segment.startsWith('{')) throw new Error(`The contract's path ${path} opens with a parameter, which the routes do not serve`);
     const predefined = predefinedPrefix.test(path);
     const key = predefined ? `i:${segment.toLowerCase()}` : `s:${segment}`;
     let router = this.bySegment.get(key);
@@ -81,13 +80,12 @@ class SegmentRouters {
   }
 
   dispatch(): RequestHandler {
-    const { bySegment, opening } = this;
+    const { bySegment } = this;
     return (req, res, next) => {
       const segment = firstSegment(req.path);
       const router = bySegment.get(`s:${segment}`) ?? bySegment.get(`i:${segment.toLowerCase()}`);
-      const rest = opening === undefined ? next : (err?: unknown) => (err === undefined ? opening(req, res, next) : next(err));
-      if (router === undefined) rest();
-      else router(req, res, rest);
+      if (router === undefined) next();
+      else router(req, res, next);
     };
   }
 }

@@ -104,4 +104,13 @@ describe('operation routes', () => {
       routes.close();
     }
   });
+
+  it('refuses at start-up a contract path that opens with a parameter, which would belong to every first segment', async () => {
+    const contract = await contractOf({
+      openapi: '3.0.3',
+      info: { title: 't', version: '1' },
+      paths: { '/{x}/files': { get: { operationId: 'Files', 'x-public': true, parameters: [{ name: 'x', in: 'path', required: true, schema: { type: 'string' } }], responses: { 200: { description: 'ok' } } } } },
+    });
+    expect(() => operationRouter(contract, { operation: () => () => undefined, otherMethod: () => () => undefined })).to.throw(/\/\{x\}\/files opens with a parameter/);
+  });
 });
