@@ -28,7 +28,7 @@ export const queryDtos = {
     primaryKey: 'Id',
     fields: [
       { name: 'Id', property: 'id', column: 'id', family: 'integer', nullable: false },
-      { name: 'Descrizione', property: 'descrizione', column: 'descrizione', family: 'string', nullable: true, length: 255 },
+      { name: 'Descrizione', property: 'descrizione', column: 'descrizione', family: 'string', nullable: true, length: 255, substringIndex: 'caratteristica_gruppo_descrizione_trigrams' },
       { name: 'TipoCaratteristicaSezioneId', property: 'tipoCaratteristicaSezioneId', column: 'tipo_caratteristica_sezione_id', family: 'integer', nullable: false },
       { name: 'IsDisattiva', property: 'isDisattiva', column: 'is_disattiva', family: 'boolean', nullable: false },
       { name: 'IconaImmagineId', property: 'iconaImmagineId', column: 'icona_immagine_id', family: 'integer', nullable: false },
@@ -86,8 +86,8 @@ export const queryDtos = {
       { name: 'Id', property: 'id', column: 'id', family: 'integer', nullable: false },
       { name: 'SoggettoId', property: 'soggettoId', column: 'soggetto_id', family: 'integer', nullable: false },
       { name: 'TipoRecapitoId', property: 'tipoRecapitoId', column: 'tipo_recapito_id', family: 'integer', nullable: false },
-      { name: 'Recapito', property: 'recapito', column: 'recapito', family: 'string', nullable: true, length: 255 },
-      { name: 'CodiceEsterno', property: 'codiceEsterno', column: 'codice_esterno', family: 'string', nullable: true, length: 100 },
+      { name: 'Recapito', property: 'recapito', column: 'recapito', family: 'string', nullable: true, length: 255, substringIndex: 'soggetto_recapito_recapito_trigrams' },
+      { name: 'CodiceEsterno', property: 'codiceEsterno', column: 'codice_esterno', family: 'string', nullable: true, length: 100, substringIndex: 'soggetto_recapito_codice_esterno_trigrams' },
     ],
     filters: [
       { name: 'Id', property: 'id', field: 'Id', operator: 'eq' },

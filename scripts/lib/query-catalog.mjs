@@ -3,15 +3,25 @@
 // allows for the field's family, in field order then table order.
 import { camelCase } from './naming.mjs';
 
+/** The trigram table of a field (design.md §8, "Substring index"): every string field that takes Contains, unless the table says `substringIndex: false`. */
+function substringIndexOf(dto, f, operators) {
+  const served = operators.some((op) => op.kind === 'contains' && op.families.includes(f.family));
+  return f.family === 'string' && served && f.substringIndex !== false ? `${dto.table}_${f.column}_trigrams` : undefined;
+}
+
 function buildDto(dto, operators) {
-  const fields = dto.fields.map((f) => ({
-    name: f.name,
-    property: camelCase(f.name),
-    column: f.column,
-    family: f.family,
-    nullable: f.nullable,
-    ...(f.length !== undefined ? { length: f.length } : {}),
-  }));
+  const fields = dto.fields.map((f) => {
+    const substringIndex = substringIndexOf(dto, f, operators);
+    return {
+      name: f.name,
+      property: camelCase(f.name),
+      column: f.column,
+      family: f.family,
+      nullable: f.nullable,
+      ...(f.length !== undefined ? { length: f.length } : {}),
+      ...(substringIndex !== undefined ? { substringIndex } : {}),
+    };
+  });
   const filters = fields.flatMap((field) =>
     operators
       .filter((op) => op.families.includes(field.family))

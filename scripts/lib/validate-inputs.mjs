@@ -79,6 +79,9 @@ function checkDto(dto, index, ctx, problems) {
     // A record's string carries its column's length (maxLength); other families have none.
     const lengthOk = field?.family === 'string' ? Number.isInteger(field?.length) && field.length > 0 : field?.length === undefined;
     if (!lengthOk) problems.push(`${where}: length must be the column's length (a positive integer) for a string field, and absent otherwise`);
+    // The trigram index (design.md §8, "Substring index") serves Contains and EndsWith on string fields only.
+    const substringOk = field?.substringIndex === undefined || (typeof field.substringIndex === 'boolean' && field?.family === 'string');
+    if (!substringOk) problems.push(`${where}: substringIndex must be true or false, and only on a string field`);
     const folded = String(field?.name).toLowerCase();
     if (fieldNames.has(folded)) {
       problems.push(`${where}: duplicate field name (names are case-insensitive)`);

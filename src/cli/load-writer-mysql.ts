@@ -10,6 +10,7 @@ import { Readable } from 'node:stream';
 import type { Knex } from 'knex';
 import { bulkConnection } from '../db/connect.js';
 import { mysqlDeferral } from '../db/table-versions-deferred.js';
+import { mysqlTrigramDeferral } from '../db/substring-index-deferred.js';
 import type { LoadProblem } from './load-problem.js';
 import type { LoadRow } from './load-rows.js';
 import { refusal, type BulkWriter, type Target } from './load-writer.js';
@@ -32,10 +33,13 @@ export async function mysqlWriter(db: Knex, { table, columns }: Target, via: Mys
   const query = <T = QueryResult>(sql: Parameters<MysqlConnection['query']>[0]) =>
     new Promise<T>((resolve, reject) => conn.query(sql, (err, result) => (err ? reject(err) : resolve(result as T))));
   const packet = (await query<Array<{ packet: number | string }>>('SELECT @@max_allowed_packet AS packet'))[0]?.packet ?? 4 * 1024 * 1024;
+  const empty = (await query<unknown[]>(`SELECT 1 FROM \`${table}\` LIMIT 1`)).length === 0;
   await query('START TRANSACTION');
-  // The table's version moves once, before the commit, not once per row (design.md §8).
+  // The table's version moves once, before the commit, not once per row (design.md §8); into
+  // an empty table the trigram index is filled by one sorted statement before it too.
   const versions = mysqlDeferral(table);
-  for (const statement of versions.start) await query(statement);
+  const trigrams = empty ? mysqlTrigramDeferral(table, 'all') : { start: [], beforeCommit: [], reset: [] };
+  for (const statement of [...versions.start, ...trigrams.start]) await query(statement);
   // Table and column names come from loadableTables, never from the file.
   const names = columns.map((c) => `\`${c.name}\``).join(', ');
   const insertHead = `INSERT INTO \`${table}\` (${names}) VALUES `;
@@ -58,6 +62,7 @@ export async function mysqlWriter(db: Knex, { table, columns }: Target, via: Mys
     write: via === 'infile' ? writeInfile : writeInsert,
     async commit(lastLine: number) {
       try {
+        for (const { sql, bindings } of trigrams.beforeCommit) await query(conn.format(sql, bindings));
         for (const statement of versions.beforeCommit) await query(statement);
         await query('COMMIT');
         await release();
@@ -69,7 +74,7 @@ export async function mysqlWriter(db: Knex, { table, columns }: Target, via: Mys
     async rollback() {
       if (!open) return;
       await query('ROLLBACK').catch(() => undefined);
-      for (const statement of versions.reset) await query(statement).catch(() => undefined);
+      for (const statement of [...versions.reset, ...trigrams.reset]) await query(statement).catch(() => undefined);
       await release();
     },
   };

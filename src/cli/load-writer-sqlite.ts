@@ -8,6 +8,7 @@ import type Database from 'better-sqlite3';
 import type { Knex } from 'knex';
 import { bulkConnection, sqliteReaderOf } from '../db/connect.js';
 import { deferSqliteVersions } from '../db/table-versions-deferred.js';
+import { deferSqliteTrigrams } from '../db/substring-index-deferred.js';
 import type { LoadProblem } from './load-problem.js';
 import type { LoadRow } from './load-rows.js';
 import { refusal, type BulkWriter, type Target } from './load-writer.js';
@@ -25,6 +26,8 @@ export async function sqliteWriter(db: Knex, { table, columns }: Target): Promis
   const empty = conn.prepare(`SELECT 1 FROM "${table}" LIMIT 1`).get() === undefined;
   conn.exec('BEGIN IMMEDIATE');
   const versionsMoved = deferSqliteVersions(conn, table);
+  // Into an empty table the trigram index is filled in one statement at the end, like the indexes below.
+  const trigramsFilled = empty ? deferSqliteTrigrams(conn, table, 'all') : () => undefined;
   const deferred: IndexInfo[] = empty ? secondaryIndexes(conn, table) : [];
   for (const index of deferred) conn.exec(`DROP INDEX "${index.name}"`);
   const insert = conn.prepare(`INSERT INTO "${table}" (${columns.map((c) => `"${c.name}"`).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
@@ -55,6 +58,7 @@ export async function sqliteWriter(db: Knex, { table, columns }: Target): Promis
     async commit(lastLine: number): Promise<LoadProblem | undefined> {
       try {
         for (const index of deferred) conn.exec(index.sql);
+        trigramsFilled();
         versionsMoved();
         conn.exec('COMMIT');
         await release();

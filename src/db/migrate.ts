@@ -11,6 +11,7 @@ import * as operatorDefaults from './migrations/004-operator-defaults.js';
 import * as rateLimits from './migrations/005-rate-limits.js';
 import * as replicaHeartbeat from './migrations/006-replica-heartbeat.js';
 import * as tableVersions from './migrations/007-table-versions.js';
+import * as substringIndex from './migrations/008-substring-index.js';
 
 interface Migration {
   readonly name: string;
@@ -20,7 +21,7 @@ interface Migration {
   readonly config?: { readonly transaction: boolean };
 }
 
-const migrations: readonly Migration[] = [queryTables, accounts, impianti, operatorDefaults, rateLimits, replicaHeartbeat, tableVersions];
+const migrations: readonly Migration[] = [queryTables, accounts, impianti, operatorDefaults, rateLimits, replicaHeartbeat, tableVersions, substringIndex];
 
 /** The names knex records in `knex_migrations`, in order: a database's migration level is how many of them it holds. */
 export const migrationNames: readonly string[] = migrations.map((m) => m.name);

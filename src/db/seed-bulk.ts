@@ -5,6 +5,7 @@
 // (one commit, one fsync, per group), not from switching any safety checks off.
 import type { Knex } from 'knex';
 import { withVersionMovedOnce } from './table-versions-deferred.js';
+import { withTrigramsFilled } from './substring-index-deferred.js';
 import { dialectOf } from './dialect.js';
 import { INT32_MAX } from '../int32.js';
 import { seededRandom, seedOf, type Random } from './seeded-random.js';
@@ -86,11 +87,14 @@ async function seedTable(db: Knex, table: BulkTable, options: SeedBulkOptions): 
         generated += n;
         groupRows += n;
       }
+      const range = { from: start.id + generated - groupRows, to: start.id + generated - 1 };
       const write = db
         .transaction((trx) =>
-          withVersionMovedOnce(trx, table, async () => {
-            for (const s of statements) await trx.raw(s.sql, s.bindings);
-          }),
+          withVersionMovedOnce(trx, table, () =>
+            withTrigramsFilled(trx, table, range, async () => {
+              for (const s of statements) await trx.raw(s.sql, s.bindings);
+            }),
+          ),
         )
         .then(() => {
           committed += groupRows;

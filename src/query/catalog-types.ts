@@ -30,6 +30,8 @@ export interface FieldSpec {
   readonly nullable: boolean;
   /** The column's length, for string fields (spec/query-dtos.yaml). */
   readonly length?: number;
+  /** The trigram table that serves Contains and EndsWith on this field (design.md §8, "Substring index"). */
+  readonly substringIndex?: string;
 }
 
 export interface FilterSpec {

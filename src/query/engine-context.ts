@@ -18,6 +18,8 @@ export interface EngineContext {
   readonly estimateExactUpTo: number;
   /** Skip from which MySQL pages read their keys through the index first (render.ts). */
   readonly deferredJoinFrom: number;
+  /** Whether Contains and EndsWith may read through the trigram index (substring-routes.ts); off, they scan. */
+  readonly substringIndex: boolean;
 }
 
 export function engineContext(
@@ -34,5 +36,6 @@ export function engineContext(
     cursorKey: cursorKey(config.cursorSecret),
     estimateExactUpTo: config.estimateExactUpTo,
     deferredJoinFrom: 1000,
+    substringIndex: true,
   });
 }

@@ -14,6 +14,8 @@ import { cursorValue, keysOf, metaFormatters, recordOf } from './format-values.j
 import type { QueryPlan } from './plan-types.js';
 import { translateDbError } from '../db/driver-errors.js';
 import type { RenderedQuery, SelectParts } from './select-parts.js';
+import { dialectOf } from '../db/dialect.js';
+import { mayTakeIndex, noRoutes, substringRoutes, type SubstringRoutes } from './substring-routes.js';
 
 export type { QueryResponse } from './records.js';
 
@@ -63,8 +65,16 @@ function runner(db: Knex, select: SelectOn): Run {
   };
 }
 
-export async function execute(db: Knex, rendered: RenderedQuery, plan: QueryPlan, ctx: EngineContext): Promise<Result<QueryResponse>> {
+/** The plan's statements for the index routes chosen (render.ts). */
+export type Renderer = (routes: SubstringRoutes) => RenderedQuery;
+
+export async function execute(db: Knex, render: Renderer, plan: QueryPlan, ctx: EngineContext): Promise<Result<QueryResponse>> {
   try {
+    // A filter the substring index may serve asks the index first, on the request's own connection.
+    if (mayTakeIndex(plan, dialectOf(db), ctx.substringIndex)) {
+      return ok(await selectTogether(db, ctx.queryTimeoutMs, async (select) => gathered(db, select, render(await substringRoutes(db, select, plan)), plan, ctx)));
+    }
+    const rendered = render(noRoutes);
     // Most requests have the page alone: one statement, on a connection of its own.
     if (rendered.page.length <= 1 && rendered.summary === undefined && rendered.aggregates.length === 0 && rendered.estimate === undefined) {
       const run = runner(db, (sql, bindings) => selectTable(db, sql, bindings, ctx.queryTimeoutMs));
@@ -86,8 +96,12 @@ async function gathered(db: Knex, select: SelectOn, rendered: RenderedQuery, pla
   const run = runner(db, select);
   const page = await pageRows(rendered.page, run);
   const summary = rendered.summary === undefined ? undefined : await run(rendered.summary);
-  const estimate =
-    rendered.estimate && (await estimateOf(rendered.estimate, run, runner(db, (sql, bindings) => select(`EXPLAIN ${sql}`, bindings)), ctx.estimateExactUpTo));
+  const known = rendered.knownTotal;
+  const estimate = rendered.estimate
+    ? await estimateOf(rendered.estimate, run, runner(db, (sql, bindings) => select(`EXPLAIN ${sql}`, bindings)), ctx.estimateExactUpTo)
+    : plan.estimatedTotal && known !== undefined
+      ? ({ estimatedTotal: known, estimatedTotalKind: 'exact' } as const)
+      : undefined;
   let meta: Record<string, string> | undefined;
   for (const { aggregate, source } of rendered.aggregates) {
     const values = source.kind === 'summary' ? source.aliases.map((a) => firstCell(summary, a)) : [firstCell(await run(source.query), source.column)];
@@ -97,7 +111,7 @@ async function gathered(db: Knex, select: SelectOn, rendered: RenderedQuery, pla
   const { results, next } = pageOf(page, plan, rendered, ctx.cursorKey);
   return {
     offset: plan.paging.skip,
-    ...(plan.total ? { total: Number(firstCell(summary, 'total') ?? 0) } : {}),
+    ...(plan.total ? { total: known ?? Number(firstCell(summary, 'total') ?? 0) } : {}),
     ...estimate,
     results,
     ...(next === undefined ? {} : { next }),

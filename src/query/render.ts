@@ -13,6 +13,8 @@ import { keysetGroups } from './render-keyset.js';
 import type { Fragment } from './render-conditions.js';
 import type { RenderedQuery, SampleParts, SelectParts } from './select-parts.js';
 import { sqlDialects, type SqlDialect } from './sql-dialect.js';
+import { bothOf, substringFragment } from './render-substring.js';
+import { noRoutes, type SubstringRoutes } from './substring-routes.js';
 
 /**
  * Plain terms: both engines sort NULL as the smallest value (first ascending, last
@@ -61,11 +63,19 @@ function pageShapeOf(plan: QueryPlan, dialect: SqlDialect): PageShape {
   return shape;
 }
 
-export function render(db: Knex, plan: QueryPlan, ctx: Pick<EngineContext, 'deferredJoinFrom' | 'estimateExactUpTo'>): RenderedQuery {
+export function render(db: Knex, plan: QueryPlan, ctx: Pick<EngineContext, 'deferredJoinFrom' | 'estimateExactUpTo'>, routes: SubstringRoutes = noRoutes): RenderedQuery {
   const dialect = sqlDialects[dialectOf(db)];
-  const where = plan.conditions.map((c) =>
-    dialect.conditions[c.operator](dialect.compared(c.field), c.field.column, c.values.map((v) => dialect.bind(c.field, v))),
-  );
+  const key: FieldSpec = plan.dto.fields.find((f) => f.name === plan.dto.primaryKey) ?? plan.dto.fields[0]!;
+  const where = plan.conditions.map((c) => {
+    const own = dialect.conditions[c.operator](dialect.compared(c.field), c.field.column, c.values.map((v) => dialect.bind(c.field, v)));
+    const route = routes.get(c);
+    if (route === undefined) return own;
+    const candidates = substringFragment(route, c.field.substringIndex!, key.column);
+    return route.exact ? candidates : bothOf(candidates, own);
+  });
+  // A lone condition the index decides alone: its count is the route's (substring-routes.ts).
+  const [lone] = plan.conditions.length === 1 ? routes.values() : [];
+  const knownTotal = lone?.exact ? lone.candidates : undefined;
   const select = (parts: Partial<SelectParts>): SelectParts => ({
     form: 'plain',
     table: plan.dto.table,
@@ -80,11 +90,10 @@ export function render(db: Knex, plan: QueryPlan, ctx: Pick<EngineContext, 'defe
     outerOrder: undefined,
     ...parts,
   });
-  const key: FieldSpec = plan.dto.fields.find((f) => f.name === plan.dto.primaryKey) ?? plan.dto.fields[0]!;
   const shape = pageShapeOf(plan, dialect);
   const page = plan.paging.take > 0 ? pageParts(plan, dialect, select, where, key, shape, ctx) : [];
 
-  const expressions: Fragment[] = plan.total ? [totalCount] : [];
+  const expressions: Fragment[] = plan.total && knownTotal === undefined ? [totalCount] : [];
   const aggregates = plan.aggregates.map((aggregate, i) => {
     const sql = aggregateRenderers[aggregate.fn](aggregate, { order: plan.order, key, dialect });
     if (sql.kind === 'columns') {
@@ -101,14 +110,14 @@ export function render(db: Knex, plan: QueryPlan, ctx: Pick<EngineContext, 'defe
     return { aggregate, source: { kind: 'pick', query, column: sql.field.column } as const };
   });
   const summary = expressions.length > 0 ? select({ expressions }) : undefined;
-  const estimate = plan.estimatedTotal
+  const estimate = plan.estimatedTotal && !(knownTotal !== undefined && knownTotal <= ctx.estimateExactUpTo)
     ? {
         capped: select({ form: 'countUpTo', limit: ctx.estimateExactUpTo + 1 }),
         engine: engineEstimates[dialect.name](plan, select({ columns: [key.column] })),
         sample: key.family === 'integer' ? sampleParts(key, where, dialect, select) : undefined,
       }
     : undefined;
-  return { dialect, page, cursorColumns: shape.cursorColumns, summary, aggregates, estimate };
+  return { dialect, page, cursorColumns: shape.cursorColumns, summary, aggregates, estimate, knownTotal };
 }
 
 /**

@@ -1,4 +1,4 @@
-// The engine end to end: parse -> plan -> render -> execute. Takes the DTO's catalog
+// The engine end to end: parse -> plan -> route (substring-routes.ts) -> render -> execute. Takes the DTO's catalog
 // entry and the engine context as inputs, so a new query DTO needs no engine change.
 import type { Knex } from 'knex';
 import type { FieldError, Result } from '../errors/api-error.js';
@@ -37,5 +37,5 @@ export async function runQuery<D extends QueryDtoSpec>(db: Knex, dto: D, request
 export async function runPlan<D extends QueryDtoSpec>(db: Knex, _dto: D, plan: QueryPlan, ctx: EngineContext): Promise<Result<QueryResponse<RecordOf<D>>>> {
   // The plan projects only `dto`'s fields and format-values converts each by its family,
   // which is what RecordOf<D> says of them.
-  return (await execute(db, render(db, plan, ctx), plan, ctx)) as Result<QueryResponse<RecordOf<D>>>;
+  return (await execute(db, (routes) => render(db, plan, ctx, routes), plan, ctx)) as Result<QueryResponse<RecordOf<D>>>;
 }

@@ -89,4 +89,6 @@ export interface RenderedQuery {
   /** COUNT(*) AS total and the aggregates computed in one pass; absent when neither is asked. */
   readonly summary: SelectParts | undefined;
   readonly aggregates: readonly { readonly aggregate: Aggregate; readonly source: AggregateSource }[];
+  /** The filter's count where the substring index alone knows it (substring-routes.ts): Total and EstimatedTotal need no statement. */
+  readonly knownTotal: number | undefined;
 }

@@ -39,7 +39,8 @@ async function triggersOf(db: Knex): Promise<string[]> {
   const rows = dialectOf(db) === 'mysql'
     ? ((await db.raw('SELECT TRIGGER_NAME AS name FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE()')) as [Array<{ name: string }>])[0]
     : ((await db.raw("SELECT name FROM sqlite_master WHERE type = 'trigger'")) as Array<{ name: string }>);
-  return rows.map((r) => r.name).sort();
+  // The versions' own: the substring index keeps triggers of its own on the same tables.
+  return rows.map((r) => r.name).filter((n) => n.startsWith('tv_')).sort();
 }
 
 const allTriggers = versionedTables.flatMap(triggerNames).sort();

@@ -1,0 +1,86 @@
+// Between plan and render: which Contains and EndsWith conditions read their candidate rows
+// from the field's trigram index (design.md §8, "Substring index"). One bounded count per
+// condition asks the index how many rows its term's grams allow; at most `indexedUpTo` of
+// them, the index route reads those few; past it the term is common, and the scan route's
+// first page meets its matches within a few thousand rows. The choice changes what an
+// answer costs, never what it holds.
+import type { Knex } from 'knex';
+import { dialectOf, type Dialect } from '../db/dialect.js';
+import { fold } from '../db/fold.js';
+import { firstCell, type SelectOn } from '../db/select.js';
+import type { Condition, QueryPlan } from './plan-types.js';
+
+/**
+ * How the index narrows one condition's rows: an FTS5 phrase (SQLite) or the two rarest grams
+ * (MySQL). `candidates`: the rows the index allows, at most `indexedUpTo`. `exact`: the
+ * index alone decides (a phrase of a Contains holds exactly the texts that contain its term),
+ * so `candidates` is the condition's count and no LIKE is needed beside it.
+ */
+export type SubstringRoute =
+  | { readonly kind: 'match'; readonly match: string; readonly candidates: number; readonly exact: boolean }
+  | { readonly kind: 'grams'; readonly grams: readonly string[]; readonly candidates: number; readonly exact: false };
+
+export type SubstringRoutes = ReadonlyMap<Condition, SubstringRoute>;
+
+export const noRoutes: SubstringRoutes = new Map();
+
+/**
+ * The most candidates the index route reads: 10,000 primary-key lookups take about 10 ms at
+ * 1M rows, and a term past it matches often enough that a scan meets a page of it soon.
+ */
+export const indexedUpTo = 10_000;
+
+/** Grams probed at most per term: evenly spread, they find a rare one as well as all of them would. */
+const gramsProbed = 8;
+
+/** The distinct trigrams of `term` (code points, as both engines count characters), at most `gramsProbed`, evenly spread. */
+export function gramsOf(term: string): string[] {
+  const chars = [...term];
+  const all = [...new Set(chars.slice(0, -2).map((_, i) => chars.slice(i, i + 3).join('')))];
+  if (all.length <= gramsProbed) return all;
+  return Array.from({ length: gramsProbed }, (_, i) => all[Math.round((i * (all.length - 1)) / (gramsProbed - 1))]!);
+}
+
+/** The term of a condition the index can serve: Contains or EndsWith on an indexed field, of 3 characters or more. */
+function indexable(c: Condition, dialect: Dialect): string | undefined {
+  if ((c.operator !== 'contains' && c.operator !== 'endsWith') || c.field.substringIndex === undefined) return undefined;
+  const term = dialect === 'sqlite' ? fold(String(c.values[0])) : String(c.values[0]);
+  return [...term].length >= 3 ? term : undefined;
+}
+
+/** Whether any condition of `plan` may take the index (no statement needed to say so). */
+export const mayTakeIndex = (plan: QueryPlan, dialect: Dialect, enabled: boolean): boolean =>
+  enabled && plan.conditions.some((c) => indexable(c, dialect) !== undefined);
+
+/** An FTS5 phrase of the whole term: a quoted string, `"` doubled. */
+const phraseOf = (term: string): string => `"${term.replaceAll('"', '""')}"`;
+
+async function routeOf(db: Knex, select: SelectOn, c: Condition, term: string): Promise<SubstringRoute | undefined> {
+  const index = c.field.substringIndex!;
+  if (dialectOf(db) === 'sqlite') {
+    const match = phraseOf(term);
+    const candidates = db(index).select(db.raw('1')).whereRaw('?? MATCH ?', [index, match]).limit(indexedUpTo + 1);
+    const { sql, bindings } = db.count({ n: '*' }).from(candidates.as('c')).toSQL().toNative();
+    const n = Number(firstCell(await select(sql, bindings), 'n'));
+    return n <= indexedUpTo ? { kind: 'match', match, candidates: n, exact: c.operator === 'contains' } : undefined;
+  }
+  const grams = gramsOf(term);
+  const counts = grams.map((g, i) => db.count({ n: '*' }).from(db(index).select(db.raw('1')).where('gram', g).limit(indexedUpTo + 1).as('c')).as(`c${i}`));
+  const { sql, bindings } = db.select(counts).toSQL().toNative();
+  const row = await select(sql, bindings);
+  const ranked = grams.map((g, i) => ({ g, n: Number(firstCell(row, `c${i}`)) })).sort((a, b) => a.n - b.n);
+  const rarest = ranked[0]!.n;
+  return rarest <= indexedUpTo ? { kind: 'grams', grams: ranked.slice(0, 2).map((r) => r.g), candidates: rarest, exact: false } : undefined;
+}
+
+/** The index routes of `plan`'s conditions, asked on the request's own connection (`select`). */
+export async function substringRoutes(db: Knex, select: SelectOn, plan: QueryPlan): Promise<SubstringRoutes> {
+  const dialect = dialectOf(db);
+  let routes: Map<Condition, SubstringRoute> | undefined;
+  for (const c of plan.conditions) {
+    const term = indexable(c, dialect);
+    const route = term === undefined ? undefined : await routeOf(db, select, c, term);
+    if (route !== undefined) (routes ??= new Map()).set(c, route);
+  }
+  return routes ?? noRoutes;
+}

@@ -1,0 +1,258 @@
+// The substring index (design.md §8, "Substring index"): a Contains or EndsWith the trigram
+// index serves answers exactly what the same filter answers by a scan, on every shape of
+// request, and rows written by any path are found or gone at once.
+import { expect } from 'chai';
+import fc from 'fast-check';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { migrate } from '../../src/db/migrate.js';
+import * as substringIndexMigration from '../../src/db/migrations/008-substring-index.js';
+import { watchReads, type ReadStatement } from '../../src/db/select.js';
+import { seedBulk } from '../../src/db/seed-bulk.js';
+import { substringIndexes } from '../../src/db/substring-index.js';
+import type { QueryResponse } from '../../src/query/records.js';
+import { runQuery } from '../../src/query/run-query.js';
+import { createTestDb, type Knex, type TestDb } from '../support/db.js';
+import { forEachDialect } from '../support/dialects.js';
+import { sr, testContext } from '../support/query-catalog.js';
+import { runCli } from '../support/run-cli.js';
+
+const RUNS = Number(process.env['QUERY_PROPERTY_RUNS'] ?? 300);
+const indexed = testContext();
+const scanned = { ...indexed, substringIndex: false };
+
+// Accents, case, LIKE's own characters, multi-byte text and characters whose folds differ in length.
+const values = [
+  'mario.rossi@pec.it', 'Mario.ROSSI@Pec.IT', 'Città di Castello', 'CITTÀ', 'perché no', '50%_off\\now', 'a_b%c\\d',
+  '東京都港区', '😀 smile 😀', 'Straße', 'ÆSIR æsir', '+39 347 123 4567', '3471234567', 'ab', 'a', '', '  spaced  ',
+  'İstanbul', 'ﬁne', 'naïve café', 'Ünïcödé', 'x"y"z', 'rossi rossi rossi',
+];
+const specialTerms = ['%', '_', '\\', '%_', '_o', 'ss', 'ß', 'æ', '😀', 'tà', 'TTÀ', 'ITTA', 'qqzzqq', '50%_', 'c\\d', '"y"', '東京', '京都港', 'ﬁ', 'fin', 'İst', 'ist', 'CAFE', 'é'];
+
+function rowsOf(n: number): Array<Record<string, unknown>> {
+  return Array.from({ length: n }, (_, i) => ({
+    id: i + 1,
+    soggetto_id: (i % 13) + 1,
+    tipo_recapito_id: i % 3,
+    recapito: i % 17 === 0 ? null : `${values[i % values.length]}${i % 3 === 0 ? ` ${i}` : ''}`,
+    codice_esterno: i % 5 === 0 ? null : values[(i * 7) % values.length],
+  }));
+}
+
+/** 1 to 5 characters (code points) of a stored value, in a random letter case. */
+const storedFragment = fc
+  .tuple(fc.constantFrom(...values.filter((v) => v.length > 0)), fc.nat(), fc.integer({ min: 1, max: 5 }), fc.constantFrom('as is', 'upper', 'lower'))
+  .map(([v, at, n, letterCase]) => {
+    const chars = [...v];
+    const start = at % chars.length;
+    const piece = chars.slice(start, start + n).join('');
+    return letterCase === 'upper' ? piece.toUpperCase() : letterCase === 'lower' ? piece.toLowerCase() : piece;
+  });
+
+const requestOf = fc.record({
+  term: fc.oneof(storedFragment, fc.constantFrom(...specialTerms)),
+  filter: fc.constantFrom('recapitoContains', 'recapitoEndsWith', 'codiceEsternoContains', 'codiceEsternoEndsWith'),
+  orderBy: fc.option(fc.constantFrom('Recapito', '-Recapito', 'CodiceEsterno', '-Id'), { nil: undefined }),
+  skip: fc.option(fc.integer({ min: 0, max: 6 }), { nil: undefined }),
+  take: fc.integer({ min: 1, max: 8 }),
+  include: fc.constantFrom(undefined, 'Total', 'EstimatedTotal', 'Total,EstimatedTotal'),
+});
+
+async function answer(t: TestDb, request: Record<string, unknown>, ctx = indexed): Promise<QueryResponse> {
+  const got = await runQuery(t.db, sr, request, ctx);
+  if (!got.ok) throw got.error;
+  return got.value.response;
+}
+
+/** The statements a request reads, and whether one of them reads a trigram table. */
+async function readThroughIndex(t: TestDb, request: Record<string, unknown>): Promise<boolean> {
+  const reads: ReadStatement[] = [];
+  const stop = watchReads(t.db, (s) => reads.push(s));
+  try {
+    await answer(t, request);
+  } finally {
+    stop();
+  }
+  return reads.some((r) => substringIndexes.some((s) => r.sql.includes(s.index) && !/count\(\*\)/i.test(r.sql.split('from')[0]!)));
+}
+
+forEachDialect('substring index', (dialect) => {
+  let t: TestDb;
+  before(async function () {
+    this.timeout(60000);
+    t = await createTestDb(dialect);
+    await t.db.batchInsert('soggetto_recapito', rowsOf(400), 200);
+  });
+  after(async () => t?.drop());
+
+  it('the index serves a Contains of three characters or more, and a shorter one scans', async () => {
+    expect(await readThroughIndex(t, { recapitoContains: 'rossi', take: 5 })).to.equal(true);
+    expect(await readThroughIndex(t, { recapitoEndsWith: 'PEC.it', take: 5 })).to.equal(true);
+    expect(await readThroughIndex(t, { recapitoContains: 'ro', take: 5 })).to.equal(false);
+    expect((await answer(t, { recapitoContains: 'ROSSI', take: 100 })).results).to.have.length.above(10);
+  });
+
+  it(`${RUNS} random filters answer through the index as they answer by a scan`, async function () {
+    this.timeout(120000);
+    let served = 0;
+    await fc.assert(
+      fc.asyncProperty(requestOf, async ({ term, filter, orderBy, skip, take, include }) => {
+        const request: Record<string, unknown> = { [filter]: term, take, ...(orderBy ? { orderBy } : {}), ...(skip !== undefined ? { skip } : {}), ...(include ? { include } : {}) };
+        const want = await answer(t, request, scanned);
+        expect(await answer(t, request), JSON.stringify(request)).to.deep.equal(want);
+        if ([...term].length >= 3) served++;
+        if (want.next !== undefined && skip === undefined) {
+          const after = { ...request, after: want.next };
+          expect(await answer(t, after), `after ${JSON.stringify(request)}`).to.deep.equal(await answer(t, after, scanned));
+        }
+      }),
+      { numRuns: RUNS },
+    );
+    expect(served, 'terms of three characters or more').to.be.above(RUNS / 4);
+  });
+
+  describe('rows written between queries are found or gone at once', () => {
+    const found = async (term: string) => (await answer(t, { recapitoContains: term, take: 50 })).results.map((r) => r['id']);
+
+    it("an operator's own INSERT, UPDATE and DELETE", async () => {
+      await t.db.raw('INSERT INTO soggetto_recapito (id, soggetto_id, tipo_recapito_id, recapito) VALUES (?, 1, 1, ?)', [9001, 'Zqxwv-unique']);
+      expect(await found('QXWV')).to.deep.equal([9001]);
+      await t.db.raw('UPDATE soggetto_recapito SET recapito = ? WHERE id = ?', ['ZQXWV-UNIQUE', 9001]);
+      expect(await found('qxwv-u')).to.deep.equal([9001]);
+      await t.db.raw('UPDATE soggetto_recapito SET recapito = ? WHERE id = ?', ['Other-ykjhg', 9001]);
+      expect(await found('qxwv')).to.deep.equal([]);
+      expect(await found('ykjhg')).to.deep.equal([9001]);
+      await t.db.raw('UPDATE soggetto_recapito SET recapito = NULL WHERE id = ?', [9001]);
+      expect(await found('ykjhg')).to.deep.equal([]);
+      await t.db.raw('UPDATE soggetto_recapito SET recapito = ? WHERE id = ?', ['back-ykjhg', 9001]);
+      await t.db.raw('UPDATE soggetto_recapito SET id = ? WHERE id = ?', [9002, 9001]);
+      expect(await found('ykjhg')).to.deep.equal([9002]);
+      await t.db.raw('DELETE FROM soggetto_recapito WHERE id = ?', [9002]);
+      expect(await found('ykjhg')).to.deep.equal([]);
+    });
+
+    it('a REPLACE of a row', async () => {
+      const replace = dialect === 'mysql' ? 'REPLACE' : 'INSERT OR REPLACE';
+      await t.db.raw(`${replace} INTO soggetto_recapito (id, soggetto_id, tipo_recapito_id, recapito) VALUES (?, 1, 1, ?)`, [9003, 'first-plmok']);
+      await t.db.raw(`${replace} INTO soggetto_recapito (id, soggetto_id, tipo_recapito_id, recapito) VALUES (?, 1, 1, ?)`, [9003, 'second-nbvcx']);
+      expect(await found('plmok')).to.deep.equal([]);
+      expect(await found('nbvcx')).to.deep.equal([9003]);
+      await t.db.raw('DELETE FROM soggetto_recapito WHERE id = ?', [9003]);
+    });
+
+    it('a load: into an empty table the index is filled before the commit, and a refused load leaves it as it was', async function () {
+      this.timeout(60000);
+      const other = await createTestDb(dialect);
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'impianti-trigrams-'));
+      try {
+        const env: Record<string, string> = other.sqliteFile ? { SQLITE_FILE: other.sqliteFile } : { DATABASE_URL: other.databaseUrl! };
+        const file = (name: string, lines: string[]) => {
+          const f = path.join(dir, name);
+          fs.writeFileSync(f, ['id,soggetto_id,tipo_recapito_id,recapito', ...lines, ''].join('\n'));
+          return f;
+        };
+        const search = async (term: string) => (await answer(other, { recapitoContains: term, take: 50 })).results.map((r) => r['id']);
+        expect((await runCli('load', ['soggetto_recapito', file('empty.csv', ['1,1,1,Città-kmjnh@pec.it', '2,1,1,altro@pec.it'])], env)).code).to.equal(0);
+        expect(await search('TTA-KMJ')).to.deep.equal([1]);
+        expect((await runCli('load', ['soggetto_recapito', file('more.csv', ['3,1,1,poiuy-kmjnh'])], env)).code).to.equal(0);
+        expect(await search('kmjnh')).to.deep.equal([1, 3]);
+        expect((await runCli('load', ['soggetto_recapito', file('bad.csv', ['4,1,1,qazws-kmjnh', '3,1,1,duplicate'])], env)).code).to.equal(1);
+        expect(await search('kmjnh')).to.deep.equal([1, 3]);
+        expect(await search('qazws')).to.deep.equal([]);
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+        await other.drop();
+      }
+    });
+
+    if (dialect === 'sqlite') {
+      it("the operator's SQL prompt with --write", async () => {
+        const run = await runCli('db', ['sql', '--write'], { SQLITE_FILE: t.sqliteFile! }, "INSERT INTO soggetto_recapito (id, soggetto_id, tipo_recapito_id, recapito) VALUES (9004, 1, 1, 'prompt-wsxed');\n");
+        expect(run.code, run.stderr).to.equal(0);
+        expect(await found('WSXED')).to.deep.equal([9004]);
+        await runCli('db', ['sql', '--write'], { SQLITE_FILE: t.sqliteFile! }, 'DELETE FROM soggetto_recapito WHERE id = 9004;\n');
+        expect(await found('wsxed')).to.deep.equal([]);
+      });
+    }
+
+    it('the migration fills the index of the rows already there, and its down() leaves plain tables that still take writes', async () => {
+      await substringIndexMigration.down(t.db);
+      await t.db('knex_migrations').where({ name: substringIndexMigration.name }).delete();
+      await t.db.raw('INSERT INTO soggetto_recapito (id, soggetto_id, tipo_recapito_id, recapito) VALUES (9005, 1, 1, ?)', ['before-rfvtg']);
+      // The code of the version before the index scans (a rolled-back database is for that code).
+      expect(await answer(t, { recapitoContains: 'rfvtg', take: 5 }, scanned)).to.have.nested.property('results[0].id', 9005);
+      await migrate(t.db);
+      expect(await readThroughIndex(t, { recapitoContains: 'rfvtg', take: 5 })).to.equal(true);
+      expect(await found('RFVTG')).to.deep.equal([9005]);
+      await t.db.raw('DELETE FROM soggetto_recapito WHERE id = 9005');
+      expect(await found('rfvtg')).to.deep.equal([]);
+    });
+
+    it('a bulk seed, whose batches fill the index by one statement each', async () => {
+      const [seeded] = await seedBulk(t.db, { table: 'soggetto_recapito', rows: 300, batchRows: 50, batchesPerTransaction: 2 });
+      const stored = await t.db('soggetto_recapito').whereBetween('id', [seeded!.firstId, seeded!.lastId]).whereNotNull('recapito').select('id', 'recapito');
+      expect(stored).to.have.length.above(100);
+      for (const { id, recapito } of stored.filter((_, i) => i % 29 === 0)) {
+        const term = [...String(recapito)].slice(1, 7).join('');
+        const request = { recapitoContains: term, take: 1000 };
+        const got = await answer(t, request);
+        expect(got.results.map((r) => r['id']), term).to.include(id);
+        expect(got).to.deep.equal(await answer(t, request, scanned));
+      }
+    });
+  });
+});
+
+/** EXPLAIN (MySQL) or EXPLAIN QUERY PLAN (SQLite) of a statement as the engine sent it. */
+async function explain(t: TestDb, { sql, bindings }: ReadStatement): Promise<string> {
+  if (t.dialect === 'mysql') return JSON.stringify(((await t.db.raw(`EXPLAIN ${sql}`, bindings as Knex.RawBinding[])) as [unknown[]])[0]);
+  return JSON.stringify(((await t.db.raw(`EXPLAIN QUERY PLAN ${sql}`, bindings as Knex.RawBinding[])) as Array<{ detail: string }>).map((r) => r.detail));
+}
+
+forEachDialect('substring index plans', (dialect) => {
+  const ROWS = 20_000;
+  let t: TestDb;
+  before(async function () {
+    this.timeout(120000);
+    t = await createTestDb(dialect);
+    const ids = Array.from({ length: ROWS }, (_, i) => i + 1);
+    await t.db.batchInsert('soggetto_recapito', ids.map((i) => ({ id: i, soggetto_id: i % 997, tipo_recapito_id: i % 7, recapito: `utente${i}@dominio${i % 50}.it`, codice_esterno: null })), 500);
+    if (dialect === 'mysql') await t.db.raw('ANALYZE TABLE soggetto_recapito, soggetto_recapito_recapito_trigrams');
+    else await t.db.raw('ANALYZE');
+  });
+  after(async () => t?.drop());
+
+  /** The page statement of a request: the one that reads the contacts' columns. */
+  async function pageStatement(request: Record<string, unknown>): Promise<ReadStatement> {
+    const reads: ReadStatement[] = [];
+    const stop = watchReads(t.db, (s) => reads.push(s));
+    try {
+      await answer(t, request);
+    } finally {
+      stop();
+    }
+    const page = reads.find((r) => /recapito/.test(r.sql.split(/ from /i)[0]!));
+    if (page === undefined) throw new Error(`no page statement in ${JSON.stringify(reads)}`);
+    return page;
+  }
+
+  for (const request of [{ recapitoContains: 'tente1234@', take: 50 }, { recapitoContains: 'tente1234@', take: 50, orderBy: 'Recapito' }, { recapitoEndsWith: '1234@dominio34.it', take: 50 }]) {
+    it(`${JSON.stringify(request)}: the trigram index gives the rows, read by their key`, async () => {
+      const plan = await explain(t, await pageStatement(request));
+      if (dialect === 'sqlite') {
+        expect(plan).to.match(/SCAN soggetto_recapito_recapito_trigrams VIRTUAL TABLE INDEX/);
+        expect(plan).to.match(/SEARCH soggetto_recapito USING INTEGER PRIMARY KEY/);
+        expect(plan).not.to.match(/SCAN soggetto_recapito\b(?!_)/);
+      } else {
+        const rows = JSON.parse(plan) as Array<Record<string, unknown>>;
+        const base = rows.find((r) => r['table'] === 'soggetto_recapito');
+        expect(base?.['type'], plan).to.equal('eq_ref');
+        expect(base?.['key'], plan).to.equal('PRIMARY');
+        const grams = rows.filter((r) => r['table'] === 'a' || r['table'] === 'b');
+        expect(grams.map((r) => r['key']), plan).to.deep.equal(grams.map(() => 'PRIMARY'));
+        expect(grams.map((r) => r['type']), plan).to.include('ref');
+      }
+    });
+  }
+});
