@@ -6,7 +6,10 @@
 // into a fresh migrated database, and the mariadb client's `LOAD DATA LOCAL INFILE` of the
 // CSV into another, all on one private server this phase starts (loadServerArgs). Peak RSS
 // is the loader's own (getrusage, printed with its rows per second); each run notes the
-// machine's load average as it ends. Writes scripts/bench/results-load.json and prints the table.
+// machine's load average as it ends. Our loader also runs into a database without the substring
+// index (its migration's down()), so the table shows what the index costs a load, and the sizes
+// (SQLite: the file; MariaDB: the table with its indexes + the trigram tables).
+// Writes scripts/bench/results-load.json and prints the table.
 import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -90,11 +93,35 @@ async function sqliteRuns(appRoot, out, file, rows, log) {
   const engineSeconds = await timed(() => run('sqlite3', [db, '-cmd', '.mode csv', `.import --skip 1 ${file} soggetto_recapito`], { maxBuffer: 1 << 24 }));
   const engineLoadAvg = loadAvg();
   log(`load ${rows} sqlite: sqlite3 .import ${engineSeconds} s, load average ${engineLoadAvg}`);
-  await fresh();
-  const ours = await ourLoader(appRoot, { SQLITE_FILE: db }, file);
-  log(`load ${rows} sqlite: npm run load ${ours.seconds} s, ${ours.peakRssMb} MB, load average ${ours.loadAvg}`);
+  const ours = {};
+  for (const indexed of [true, false]) {
+    await fresh();
+    if (!indexed) await withoutSubstringIndex(appRoot, { sqliteFile: db });
+    const x = await ourLoader(appRoot, { SQLITE_FILE: db }, file);
+    await run('sqlite3', [db, 'PRAGMA wal_checkpoint(TRUNCATE)']);
+    x.sizeMb = Math.round(fs.statSync(db).size / 2 ** 20);
+    ours[indexed ? 'sqlite' : 'sqlite, no substring index'] = x;
+    log(`load ${rows} sqlite${indexed ? '' : ' without the substring index'}: npm run load ${x.seconds} s, ${x.peakRssMb} MB, file ${x.sizeMb} MB, load average ${x.loadAvg}`);
+  }
   for (const s of ['', '-wal', '-shm']) fs.rmSync(db + s, { force: true });
-  return { engine: { loader: 'sqlite3 .import', seconds: engineSeconds, rowsPerS: Math.round(rows / engineSeconds), loadAvg: engineLoadAvg }, ours: { sqlite: ours } };
+  return { engine: { loader: 'sqlite3 .import', seconds: engineSeconds, rowsPerS: Math.round(rows / engineSeconds), loadAvg: engineLoadAvg }, ours };
+}
+
+/** Takes the substring index (design.md §8) off a migrated database: its migration's own down(). */
+async function withoutSubstringIndex(appRoot, options) {
+  const { connect } = await import(new URL('dist/src/db/connect.js', appRoot));
+  const migration = await import(new URL('dist/src/db/migrations/008-substring-index.js', appRoot));
+  const db = connect(options);
+  try { await migration.down(db); } finally { await db.destroy(); }
+}
+
+/** MB of soggetto_recapito with its indexes, and of its trigram tables, in `database`. */
+async function mysqlSizes(admin, database) {
+  const [rows] = await admin.query(
+    "SELECT SUM(CASE WHEN table_name = 'soggetto_recapito' THEN data_length + index_length ELSE 0 END) AS t, SUM(CASE WHEN table_name LIKE 'soggetto_recapito%trigrams' THEN data_length + index_length ELSE 0 END) AS g FROM information_schema.tables WHERE table_schema = ?",
+    [database],
+  );
+  return { tableMb: Math.round(Number(rows[0].t) / 2 ** 20), trigramsMb: Math.round(Number(rows[0].g) / 2 ** 20) };
 }
 
 async function mysqlRuns(appRoot, serverUrl, file, rows, log) {
@@ -112,9 +139,14 @@ async function mysqlRuns(appRoot, serverUrl, file, rows, log) {
     const engineLoadAvg = loadAvg();
     log(`load ${rows} mysql: LOAD DATA ${engineSeconds} s, load average ${engineLoadAvg}`);
     const ours = {};
-    for (const via of ['insert', 'infile']) {
-      ours[via] = await ourLoader(appRoot, { DATABASE_URL: await fresh('impianti_bench_load') }, file, ['--mysql-via', via]);
-      log(`load ${rows} mysql: npm run load --mysql-via ${via} ${ours[via].seconds} s, ${ours[via].peakRssMb} MB, load average ${ours[via].loadAvg}`);
+    for (const [name, via, indexed] of [['insert', 'insert', true], ['infile', 'infile', true], ['insert, no substring index', 'insert', false]]) {
+      const url = await fresh('impianti_bench_load');
+      if (!indexed) await withoutSubstringIndex(appRoot, { databaseUrl: url });
+      ours[name] = await ourLoader(appRoot, { DATABASE_URL: url }, file, ['--mysql-via', via]);
+      await admin.query('ANALYZE TABLE impianti_bench_load.soggetto_recapito');
+      if (indexed) await admin.query('ANALYZE TABLE impianti_bench_load.soggetto_recapito_recapito_trigrams, impianti_bench_load.soggetto_recapito_codice_esterno_trigrams');
+      Object.assign(ours[name], await mysqlSizes(admin, 'impianti_bench_load'));
+      log(`load ${rows} mysql: npm run load --mysql-via ${via}${indexed ? '' : ' without the substring index'} ${ours[name].seconds} s, ${ours[name].peakRssMb} MB, table ${ours[name].tableMb} MB + trigrams ${ours[name].trigramsMb} MB, load average ${ours[name].loadAvg}`);
     }
     await admin.query('DROP DATABASE IF EXISTS impianti_bench_load');
     return { engine: { loader: 'LOAD DATA LOCAL INFILE (mariadb client)', seconds: engineSeconds, rowsPerS: Math.round(rows / engineSeconds), loadAvg: engineLoadAvg }, ours };
@@ -147,11 +179,12 @@ export async function loadPhase({ appRoot, out, log, sizes, resultsFile }) {
   }
   fs.writeFileSync(resultsFile, JSON.stringify(results, null, 2) + '\n');
   console.log('\nnpm run load against the engine\'s own loader (soggetto_recapito, generated CSV):');
-  console.log('engine'.padEnd(7), 'rows'.padStart(9), 'loader'.padEnd(22), 'seconds'.padStart(8), 'rows/s'.padStart(8), 'peak RSS MB'.padStart(12), 'ratio'.padStart(6), 'load avg'.padStart(9));
+  console.log('engine'.padEnd(7), 'rows'.padStart(9), 'loader'.padEnd(40), 'seconds'.padStart(8), 'rows/s'.padStart(8), 'peak RSS MB'.padStart(12), 'ratio'.padStart(6), 'load avg'.padStart(9), 'size MB'.padStart(8));
   for (const engine of ['sqlite', 'mysql']) {
     for (const rows of sizes) {
       const r = results[engine][rows];
-      const line = (name, x, rss, ratio) => console.log(engine.padEnd(7), String(rows).padStart(9), name.padEnd(22), String(x.seconds).padStart(8), String(x.rowsPerS).padStart(8), String(rss).padStart(12), String(ratio).padStart(6), String(x.loadAvg).padStart(9));
+      const size = (x) => (x.sizeMb ?? (x.tableMb === undefined ? '-' : `${x.tableMb}+${x.trigramsMb}`));
+      const line = (name, x, rss, ratio) => console.log(engine.padEnd(7), String(rows).padStart(9), name.padEnd(40), String(x.seconds).padStart(8), String(x.rowsPerS).padStart(8), String(rss).padStart(12), String(ratio).padStart(6), String(x.loadAvg).padStart(9), String(size(x)).padStart(8));
       line(engine === 'sqlite' ? 'sqlite3 .import' : 'LOAD DATA (client)', r.engine, '-', 1);
       for (const [via, x] of Object.entries(r.ours)) line(`npm run load${engine === 'mysql' ? ` (${via})` : ''}`, x, x.peakRssMb, Math.round((x.rowsPerS / r.engine.rowsPerS) * 100) / 100);
     }

@@ -2,8 +2,8 @@
 // table size, one request at a time against the service. Each shape is a query string, or a
 // function that finds one from the service (a cursor is read off the page before it, as a
 // client reads it). The fragments match, in data.mjs's rows at 1M: `12345` 14 contacts
-// (a phone fragment), `qqzzqq` none, `rossi` 6,191 (also the Total's, within 10,000),
-// `.rossi` 4,959, `@pec` 100,046.
+// (a phone fragment), `3471234` none (phones hold a space there), `qqzzqq` none, `rossi`
+// 6,191 (also the Total's, within 10,000), `.rossi` 4,959, `@pec` 100,046.
 
 const deep = (rows) => Math.floor(rows * 0.9);
 
@@ -29,9 +29,12 @@ export function shapes(rows) {
     ['skip 90%, order Id', `take=50&skip=${deep(rows)}`],
     ['skip 90%, orderBy=Recapito', `take=50&skip=${deep(rows)}&orderBy=Recapito`, { mysql: 250, sqlite: 50 }],
     ...contains('12345', 10),
+    ...contains('3471234', 10),
     ...contains('qqzzqq', 10),
     ...contains('rossi', 10),
     ['Total, recapitoContains=rossi', 'take=1&include=Total&recapitoContains=rossi', 20],
+    ['endsWith @pec.it, first page', 'take=50&recapitoEndsWith=@pec.it'],
+    ['startsWith mario.rossi, first page', 'take=50&recapitoStartsWith=mario.rossi', 10],
     ['EstimatedTotal, no filter', 'take=0&include=EstimatedTotal', 5],
     ['EstimatedTotal, tipoRecapitoId=1', 'take=0&include=EstimatedTotal&tipoRecapitoId=1', 5],
     ['EstimatedTotal, soggettoId=7', 'take=0&include=EstimatedTotal&soggettoId=7', 5],

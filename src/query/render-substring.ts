@@ -6,13 +6,9 @@ import type { SubstringRoute } from './substring-routes.js';
 /** `key IN (the index's rows for the route)`; `index` is the catalog's trigram table. */
 export function substringFragment(route: SubstringRoute, index: string, key: string): Fragment {
   if (route.kind === 'match') return { sql: '?? IN (SELECT rowid FROM ?? WHERE ?? MATCH ?)', bindings: [key, index, index, route.match] };
-  const [rarest, next] = route.grams;
-  if (next === undefined) return { sql: '?? IN (SELECT id FROM ?? WHERE gram = ?)', bindings: [key, index, rarest!] };
-  // The rarest gram's rows, each kept only where the next rarest gram's row exists: one index lookup each.
-  return {
-    sql: '?? IN (SELECT a.id FROM ?? a JOIN ?? b ON b.gram = ? AND b.id = a.id WHERE a.gram = ?)',
-    bindings: [key, index, index, next, rarest!],
-  };
+  // The rarest gram alone: a join of two grams' rows lets MariaDB's optimizer read the table
+  // in key order for a LIMIT and look each row up in them, a scan of the whole table on a rare term.
+  return { sql: '?? IN (SELECT id FROM ?? WHERE gram = ?)', bindings: [key, index, route.gram] };
 }
 
 /** Both fragments, the index's first. */
