@@ -11,6 +11,7 @@ import type { Knex } from 'knex';
 import { bulkConnection } from '../db/connect.js';
 import { mysqlDeferral } from '../db/table-versions-deferred.js';
 import { mysqlTrigramDeferral } from '../db/substring-index-deferred.js';
+import { indexesOf } from '../db/substring-index.js';
 import type { LoadProblem } from './load-problem.js';
 import type { LoadRow } from './load-rows.js';
 import { refusal, type BulkWriter, type Target } from './load-writer.js';
@@ -33,12 +34,17 @@ export async function mysqlWriter(db: Knex, { table, columns }: Target, via: Mys
   const query = <T = QueryResult>(sql: Parameters<MysqlConnection['query']>[0]) =>
     new Promise<T>((resolve, reject) => conn.query(sql, (err, result) => (err ? reject(err) : resolve(result as T))));
   const packet = (await query<Array<{ packet: number | string }>>('SELECT @@max_allowed_packet AS packet'))[0]?.packet ?? 4 * 1024 * 1024;
-  const empty = (await query<unknown[]>(`SELECT 1 FROM \`${table}\` LIMIT 1`)).length === 0;
   await query('START TRANSACTION');
+  // FOR UPDATE: on an empty table it holds off other inserts until the commit, so the table stays the load's own.
+  const empty = (await query<unknown[]>(`SELECT 1 FROM \`${table}\` LIMIT 1 FOR UPDATE`)).length === 0;
   // The table's version moves once, before the commit, not once per row (design.md §8); into
   // an empty table the trigram index is filled by one sorted statement before it too.
   const versions = mysqlDeferral(table);
-  const trigrams = empty ? mysqlTrigramDeferral(table, 'all') : { start: [], beforeCommit: [], reset: [] };
+  const trigrams = empty ? mysqlTrigramDeferral(table, 'all') : mysqlTrigramDeferral(table, 'none');
+  // Grams a TRUNCATE of the table left behind; an index with none stays untouched, so its fill can sort.
+  for (const { index } of empty ? indexesOf(table) : []) {
+    if ((await query<unknown[]>(`SELECT 1 FROM \`${index}\` LIMIT 1`)).length > 0) await query(`DELETE FROM \`${index}\``);
+  }
   for (const statement of [...versions.start, ...trigrams.start]) await query(statement);
   // Table and column names come from loadableTables, never from the file.
   const names = columns.map((c) => `\`${c.name}\``).join(', ');

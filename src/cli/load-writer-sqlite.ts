@@ -23,8 +23,9 @@ export async function sqliteWriter(db: Knex, { table, columns }: Target): Promis
   if (bulk.dialect !== 'sqlite') throw new Error('sqliteWriter: not a SQLite database');
   const conn = bulk.conn;
   // Table and column names come from loadableTables, never from the file.
-  const empty = conn.prepare(`SELECT 1 FROM "${table}" LIMIT 1`).get() === undefined;
   conn.exec('BEGIN IMMEDIATE');
+  // Inside the write lock: no other connection can fill the table between the look and the load.
+  const empty = conn.prepare(`SELECT 1 FROM "${table}" LIMIT 1`).get() === undefined;
   const versionsMoved = deferSqliteVersions(conn, table);
   // Into an empty table the trigram index is filled in one statement at the end, like the indexes below.
   const trigramsFilled = empty ? deferSqliteTrigrams(conn, table, 'all') : () => undefined;

@@ -6,16 +6,14 @@ import type Database from 'better-sqlite3';
 import type { Knex } from 'knex';
 import type { Dialect } from './dialect.js';
 import { dialectOf } from './dialect.js';
-import { fillStatement, substringIndexes, trigramsDeferredVariable, trigramTriggerNames, type SubstringIndex } from './substring-index.js';
+import { fillStatement, indexesOf, substringIndexes, trigramsDeferredVariable, trigramTriggerNames, type SubstringIndex } from './substring-index.js';
 
 /** Which rows a fill covers: every row, or the ids from..to. */
 export type FillRange = 'all' | { readonly from: number; readonly to: number };
 
-const indexesOf = (table: string): SubstringIndex[] => substringIndexes.filter((s) => s.table === table);
-
-/** The statements (and bindings) that fill `table`'s indexes for `range`. */
-export function fillStatements(dialect: Dialect, table: string, range: FillRange): Array<{ sql: string; bindings: number[] }> {
-  return indexesOf(table).map((s) => {
+/** The statements (and bindings) that fill `table`'s indexes (among `indexes`) for `range`. */
+export function fillStatements(dialect: Dialect, table: string, range: FillRange, indexes: readonly SubstringIndex[] = substringIndexes): Array<{ sql: string; bindings: number[] }> {
+  return indexesOf(table, indexes).map((s) => {
     const sql = fillStatement(dialect, s);
     if (range === 'all') return { sql, bindings: [] };
     const where = dialect === 'sqlite' ? ` AND id BETWEEN ? AND ?` : ` WHERE t.id BETWEEN ? AND ?`;
@@ -48,18 +46,22 @@ export function deferSqliteTrigrams(conn: Database.Database, table: string, rang
  */
 const sortedBuild = {
   before: 'SET @impianti_unique_checks = @@unique_checks, @impianti_foreign_key_checks = @@foreign_key_checks, unique_checks = 0, foreign_key_checks = 0',
-  after: 'SET unique_checks = @impianti_unique_checks, foreign_key_checks = @impianti_foreign_key_checks',
+  // Also where `before` never ran (a failed load's reset): the settings then stay as they are.
+  after:
+    'SET unique_checks = COALESCE(@impianti_unique_checks, @@unique_checks), foreign_key_checks = COALESCE(@impianti_foreign_key_checks, @@foreign_key_checks), ' +
+    '@impianti_unique_checks = NULL, @impianti_foreign_key_checks = NULL',
 };
 
 type Statement = { sql: string; bindings: number[] };
 
 /** On MySQL: the statements that open and close a load of `table` whose grams one statement fills. */
-export function mysqlTrigramDeferral(table: string, range: FillRange): { readonly start: string[]; readonly beforeCommit: Statement[]; readonly reset: string[] } {
-  if (indexesOf(table).length === 0) return { start: [], beforeCommit: [], reset: [] };
-  const reset = [`SET ${trigramsDeferredVariable} = NULL`];
+export function mysqlTrigramDeferral(table: string, range: FillRange | 'none', indexes: readonly SubstringIndex[] = substringIndexes): { readonly start: string[]; readonly beforeCommit: Statement[]; readonly reset: string[] } {
+  // 'none': the triggers keep the index row by row.
+  if (range === 'none' || indexesOf(table, indexes).length === 0) return { start: [], beforeCommit: [], reset: [] };
+  const reset = [`SET ${trigramsDeferredVariable} = NULL`, ...(range === 'all' ? [sortedBuild.after] : [])];
   const plain = (sql: string): Statement => ({ sql, bindings: [] });
-  const fill = fillStatements('mysql', table, range);
-  const filled = range === 'all' ? [plain(sortedBuild.before), ...fill, plain(sortedBuild.after)] : fill;
+  const fill = fillStatements('mysql', table, range, indexes);
+  const filled = range === 'all' ? [plain(sortedBuild.before), ...fill] : fill;
   return { start: [`SET ${trigramsDeferredVariable} = 1`], beforeCommit: [...filled, ...reset.map(plain)], reset };
 }
 

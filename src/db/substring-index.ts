@@ -1,11 +1,11 @@
 // The substring index (design.md §8, "Substring index"): one trigram table per string field
 // the catalog marks (`substringIndex`), kept by the engine's own triggers so that every write
-// path updates it, whoever writes. It only narrows the rows a Contains or EndsWith reads; the
-// LIKE beside it still decides, so answers are those of a scan.
+// path updates it, whoever writes. Answers are those of a scan:
 // - MySQL: `(gram, id, pos)` rows, the gram under the column's collation, so a gram of the
-//   term finds every stored gram the collation's LIKE would match, character by character.
-//   The position makes each row unique as it is, so no write has to look for duplicates.
-// - SQLite: a contentless FTS5 table with the trigram tokenizer over fold(column), rowid = id.
+//   term finds every stored gram the collation's LIKE would match, character by character;
+//   the LIKE beside it decides. The position makes each row unique as it is built.
+// - SQLite: a contentless FTS5 table with the trigram tokenizer over fold(column), rowid = id;
+//   a phrase of the folded term holds exactly the rows whose folded text contains it.
 import type { Knex } from 'knex';
 import { queryDtoList } from '../../generated/query-catalog.js';
 import type { Dialect } from './dialect.js';
@@ -45,7 +45,9 @@ const mysqlDeleteOld = (s: SubstringIndex) =>
   `DELETE g FROM ${positionsTable} p JOIN \`${s.index}\` g ON g.gram = SUBSTRING(OLD.\`${s.column}\`, p.n, 3) AND g.id = OLD.id AND g.pos = p.n ` +
   `WHERE p.n <= CHAR_LENGTH(OLD.\`${s.column}\`) - 2`;
 
-const mysqlInsertNew = (s: SubstringIndex) => `INSERT INTO \`${s.index}\` (gram, id, pos) ${mysqlGramsOf(s, 'NEW')}`;
+// IGNORE: a TRUNCATE of the table fires no trigger and leaves its rows' grams behind, which a
+// reused id must not trip over (a stale gram only adds a candidate the LIKE turns away).
+const mysqlInsertNew = (s: SubstringIndex) => `INSERT IGNORE INTO \`${s.index}\` (gram, id, pos) ${mysqlGramsOf(s, 'NEW')}`;
 
 function mysqlTriggers(s: SubstringIndex): string[] {
   const [ai, au, ad] = trigramTriggerNames(s);
@@ -72,7 +74,10 @@ function sqliteTriggers(s: SubstringIndex): string[] {
 /** The CREATE TRIGGER statements of one index. */
 export const trigramTriggers = (dialect: Dialect, s: SubstringIndex): string[] => (dialect === 'mysql' ? mysqlTriggers(s) : sqliteTriggers(s));
 
-/** Fills an empty index from its table in one statement: the migration's and the loaders' bulk build. */
+/**
+ * Fills an empty index from its table in one statement: the migration's and the loaders' bulk
+ * build. The MySQL form reads the table as `t` and the positions as `p` (LOCK TABLES names them).
+ */
 export function fillStatement(dialect: Dialect, s: SubstringIndex): string {
   if (dialect === 'sqlite') return `INSERT INTO "${s.index}" (rowid, folded) SELECT id, fold("${s.column}") FROM "${s.table}" WHERE "${s.column}" IS NOT NULL`;
   return (
@@ -80,6 +85,9 @@ export function fillStatement(dialect: Dialect, s: SubstringIndex): string {
     `FROM \`${s.table}\` t JOIN ${positionsTable} p ON p.n <= CHAR_LENGTH(t.\`${s.column}\`) - 2`
   );
 }
+
+/** The indexes of `table` among `indexes` (the catalog's by default). */
+export const indexesOf = (table: string, indexes: readonly SubstringIndex[] = substringIndexes): SubstringIndex[] => indexes.filter((s) => s.table === table);
 
 /** Creates one index's table (empty) on `db`. */
 export async function createIndexTable(db: Knex, dialect: Dialect, s: SubstringIndex, collation: string | undefined): Promise<void> {
@@ -94,5 +102,5 @@ export async function createIndexTable(db: Knex, dialect: Dialect, s: SubstringI
   );
 }
 
-/** The largest position any index needs. */
-export const positionsNeeded = (): number => Math.max(3, ...substringIndexes.map((s) => s.length));
+/** The largest position any of `indexes` needs. */
+export const positionsNeeded = (indexes: readonly SubstringIndex[]): number => Math.max(3, ...indexes.map((s) => s.length));

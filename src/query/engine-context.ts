@@ -18,7 +18,7 @@ export interface EngineContext {
   readonly estimateExactUpTo: number;
   /** Skip from which MySQL pages read their keys through the index first (render.ts). */
   readonly deferredJoinFrom: number;
-  /** Whether Contains and EndsWith may read through the trigram index (substring-routes.ts); off, they scan. */
+  /** Whether Contains and EndsWith may read through the trigram index (substring-routes.ts); the tests turn it off to compare with a scan. */
   readonly substringIndex: boolean;
 }
 

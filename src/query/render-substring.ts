@@ -1,5 +1,6 @@
-// The candidate rows of a condition the trigram index serves (substring-routes.ts), as a
-// fragment ANDed before the condition's own LIKE: the index narrows, the LIKE decides.
+// The rows of a condition the trigram index serves (substring-routes.ts), as a fragment: on
+// MySQL ANDed before the condition's own LIKE, which decides; on SQLite a Contains's phrase
+// alone, which is exact.
 import type { Fragment } from './render-conditions.js';
 import type { SubstringRoute } from './substring-routes.js';
 

@@ -166,6 +166,32 @@ forEachDialect('substring index', (dialect) => {
       }
     });
 
+    if (dialect === 'mysql') {
+      it('a TRUNCATE, which fires no trigger: ids used again, and a load into the emptied table, are found', async function () {
+        this.timeout(60000);
+        const other = await createTestDb(dialect);
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'impianti-trigrams-'));
+        try {
+          const search = async (term: string) => (await answer(other, { recapitoContains: term, take: 50 })).results.map((r) => r['id']);
+          await other.db.raw('INSERT INTO soggetto_recapito (id, soggetto_id, tipo_recapito_id, recapito) VALUES (1, 1, 1, ?), (2, 1, 1, ?)', ['old-tgbyh', 'old-ujmik']);
+          await other.db.raw('TRUNCATE TABLE soggetto_recapito');
+          await other.db.raw('INSERT INTO soggetto_recapito (id, soggetto_id, tipo_recapito_id, recapito) VALUES (1, 1, 1, ?)', ['new-tgbyh']);
+          expect(await search('new-tgb')).to.deep.equal([1]);
+          expect(await search('old-tgb')).to.deep.equal([]);
+          await other.db.raw('TRUNCATE TABLE soggetto_recapito');
+          const file = path.join(dir, 'load.csv');
+          fs.writeFileSync(file, 'id,soggetto_id,tipo_recapito_id,recapito\n2,1,1,loaded-ujmik\n');
+          const run = await runCli('load', ['soggetto_recapito', file], { DATABASE_URL: other.databaseUrl! });
+          expect(run.code, run.stdout + run.stderr).to.equal(0);
+          expect(await search('loaded-ujm')).to.deep.equal([2]);
+          expect(await search('old-ujm')).to.deep.equal([]);
+        } finally {
+          fs.rmSync(dir, { recursive: true, force: true });
+          await other.drop();
+        }
+      });
+    }
+
     if (dialect === 'sqlite') {
       it("the operator's SQL prompt with --write", async () => {
         const run = await runCli('db', ['sql', '--write'], { SQLITE_FILE: t.sqliteFile! }, "INSERT INTO soggetto_recapito (id, soggetto_id, tipo_recapito_id, recapito) VALUES (9004, 1, 1, 'prompt-wsxed');\n");

@@ -1,35 +1,77 @@
-// The substring index (design.md §8, "Substring index"): a trigram table per field the
-// catalog marks, filled from the rows already there and kept current by triggers.
+// The substring index (design.md §8, "Substring index"): a trigram table per string field
+// that takes Contains, filled from the rows already there and kept current by triggers. The
+// fields are this migration's own list, not the catalog's of the day: a field the catalog
+// marks later needs a migration of its own (test/unit/substring-index-catalog.test.ts).
 import type { Knex } from 'knex';
 import { searchCollation } from '../collation.js';
 import { dialectOf } from '../dialect.js';
 import { fillStatements, mysqlTrigramDeferral } from '../substring-index-deferred.js';
-import { createIndexTable, positionsNeeded, positionsTable, substringIndexes, trigramTriggerNames, trigramTriggers } from '../substring-index.js';
+import { createIndexTable, indexesOf, positionsNeeded, positionsTable, trigramTriggerNames, trigramTriggers, type SubstringIndex } from '../substring-index.js';
 
 export const name = '008-substring-index';
 
-// Each table's fill is a transaction of its own, so that MySQL builds the index by sorting.
+export const indexes: readonly SubstringIndex[] = [
+  { table: 'caratteristica_gruppo', column: 'descrizione', index: 'caratteristica_gruppo_descrizione_trigrams', length: 255 },
+  { table: 'soggetto_recapito', column: 'recapito', index: 'soggetto_recapito_recapito_trigrams', length: 255 },
+  { table: 'soggetto_recapito', column: 'codice_esterno', index: 'soggetto_recapito_codice_esterno_trigrams', length: 100 },
+];
+
+// Each table is filled and given its triggers in a transaction of its own (below).
 export const config = { transaction: false };
 
+/**
+ * SQLite: the index, its fill and its triggers in one transaction (DDL is transactional there),
+ * so no write of another connection falls between the fill and the triggers.
+ */
+async function upSqlite(db: Knex, table: string): Promise<void> {
+  const own = indexesOf(table, indexes);
+  await db.transaction(async (trx) => {
+    for (const s of own) await createIndexTable(trx, 'sqlite', s, undefined);
+    for (const { sql, bindings } of fillStatements('sqlite', table, 'all', indexes)) await trx.raw(sql, bindings);
+    for (const s of own) for (const statement of trigramTriggers('sqlite', s)) await trx.raw(statement);
+  });
+}
+
+/**
+ * MySQL: DDL commits at once, so writers are held off by LOCK TABLES instead while the
+ * triggers are created and the index is filled (by sorting: autocommit off, not BEGIN, which
+ * would release the locks). The fill reads the table as `t` and the positions as `p`.
+ */
+async function upMysql(db: Knex, table: string, collation: string): Promise<void> {
+  const own = indexesOf(table, indexes);
+  for (const s of own) await createIndexTable(db, 'mysql', s, collation);
+  await db.transaction(async (trx) => {
+    const locks = [`\`${table}\` WRITE`, `\`${table}\` AS t READ`, `${positionsTable} AS p READ`, ...own.map((s) => `\`${s.index}\` WRITE`)];
+    await trx.raw(`LOCK TABLES ${locks.join(', ')}`);
+    try {
+      for (const s of own) for (const statement of trigramTriggers('mysql', s)) await trx.raw(statement);
+      await trx.raw('SET autocommit = 0');
+      for (const { sql, bindings } of mysqlTrigramDeferral(table, 'all', indexes).beforeCommit) await trx.raw(sql, bindings);
+      await trx.raw('COMMIT');
+    } finally {
+      await trx.raw('UNLOCK TABLES');
+      await trx.raw('SET autocommit = 1');
+    }
+  });
+}
+
 export async function up(db: Knex): Promise<void> {
+  // What a failed run left behind goes first, so that the migration can run again.
+  await down(db);
   const dialect = dialectOf(db);
-  const collation = dialect === 'mysql' ? await searchCollation(db) : undefined;
   if (dialect === 'mysql') {
     await db.schema.createTable(positionsTable, (t) => t.smallint('n').unsigned().primary());
-    await db(positionsTable).insert(Array.from({ length: positionsNeeded() }, (_, i) => ({ n: i + 1 })));
+    await db(positionsTable).insert(Array.from({ length: positionsNeeded(indexes) }, (_, i) => ({ n: i + 1 })));
   }
-  for (const s of substringIndexes) await createIndexTable(db, dialect, s, collation);
-  for (const table of new Set(substringIndexes.map((s) => s.table))) {
-    const fill = dialect === 'mysql' ? mysqlTrigramDeferral(table, 'all').beforeCommit : fillStatements(dialect, table, 'all');
-    await db.transaction(async (trx) => {
-      for (const { sql, bindings } of fill) await trx.raw(sql, bindings);
-    });
+  const collation = dialect === 'mysql' ? await searchCollation(db) : undefined;
+  for (const table of new Set(indexes.map((s) => s.table))) {
+    if (dialect === 'sqlite') await upSqlite(db, table);
+    else await upMysql(db, table, collation!);
   }
-  for (const s of substringIndexes) for (const statement of trigramTriggers(dialect, s)) await db.raw(statement);
 }
 
 export async function down(db: Knex): Promise<void> {
-  for (const s of substringIndexes) {
+  for (const s of indexes) {
     for (const trigger of trigramTriggerNames(s)) await db.raw(`DROP TRIGGER IF EXISTS ${trigger}`);
     await db.raw(`DROP TABLE IF EXISTS ${s.index}`);
   }
