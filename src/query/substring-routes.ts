@@ -11,14 +11,14 @@ import { firstCell, type SelectOn } from '../db/select.js';
 import type { Condition, QueryPlan } from './plan-types.js';
 
 /**
- * How the index narrows one condition's rows: an FTS5 phrase (SQLite) or the rarest gram
- * (MySQL). `candidates`: the rows the index allows, at most `indexedUpTo`. `exact`: the
+ * How the index narrows one condition's rows: an FTS5 phrase (SQLite) or the two rarest
+ * grams at their distance in the term (MySQL). `candidates`: the rows the index allows, at most `indexedUpTo`. `exact`: the
  * index alone decides (a phrase of a Contains holds exactly the texts that contain its term),
  * so `candidates` is the condition's count and no LIKE is needed beside it.
  */
 export type SubstringRoute =
   | { readonly kind: 'match'; readonly match: string; readonly candidates: number; readonly exact: boolean }
-  | { readonly kind: 'gram'; readonly gram: string; readonly candidates: number; readonly exact: false };
+  | { readonly kind: 'grams'; readonly rarest: TermGram; readonly next: TermGram | undefined; readonly candidates: number; readonly exact: false };
 
 export type SubstringRoutes = ReadonlyMap<Condition, SubstringRoute>;
 
@@ -43,10 +43,21 @@ const needsEveryMatch = (plan: QueryPlan): boolean => plan.total || plan.estimat
 /** Grams probed at most per term: evenly spread, they find a rare one as well as all of them would. */
 const gramsProbed = 8;
 
-/** The distinct trigrams of `term` (code points, as both engines count characters), at most `gramsProbed`, evenly spread. */
-export function gramsOf(term: string): string[] {
+/** A gram of a term, with its offset in it (code points, as both engines count characters). */
+export interface TermGram {
+  readonly gram: string;
+  readonly offset: number;
+}
+
+/** The distinct trigrams of `term` at their first offsets, at most `gramsProbed`, evenly spread. */
+export function gramsOf(term: string): TermGram[] {
   const chars = [...term];
-  const all = [...new Set(chars.slice(0, -2).map((_, i) => chars.slice(i, i + 3).join('')))];
+  const seen = new Map<string, number>();
+  for (let i = 0; i + 3 <= chars.length; i++) {
+    const gram = chars.slice(i, i + 3).join('');
+    if (!seen.has(gram)) seen.set(gram, i);
+  }
+  const all = [...seen].map(([gram, offset]) => ({ gram, offset }));
   if (all.length <= gramsProbed) return all;
   return Array.from({ length: gramsProbed }, (_, i) => all[Math.round((i * (all.length - 1)) / (gramsProbed - 1))]!);
 }
@@ -76,13 +87,16 @@ async function routeOf(db: Knex, select: SelectOn, c: Condition, term: string, u
   }
   // MariaDB's own estimate of each gram's rows (EXPLAIN: index dives of the primary key), one
   // statement each: a count would read every row of a common gram.
-  const estimates: Array<{ gram: string; n: number }> = [];
-  for (const gram of gramsOf(term)) {
-    const { sql, bindings } = db(index).select(db.raw('1')).where('gram', gram).toSQL().toNative();
-    estimates.push({ gram, n: Number(firstCell(await select(`EXPLAIN ${sql}`, bindings), 'rows')) });
+  const estimates: Array<TermGram & { n: number }> = [];
+  for (const g of gramsOf(term)) {
+    const { sql, bindings } = db(index).select(db.raw('1')).where('gram', g.gram).toSQL().toNative();
+    estimates.push({ ...g, n: Number(firstCell(await select(`EXPLAIN ${sql}`, bindings), 'rows')) });
   }
-  const [rarest] = estimates.sort((a, b) => a.n - b.n);
-  return rarest!.n <= upTo ? { kind: 'gram', gram: rarest!.gram, candidates: rarest!.n, exact: false } : undefined;
+  const [rarest, next] = estimates.sort((a, b) => a.n - b.n);
+  if (rarest!.n > upTo) return undefined;
+  // The next rarest gram pays for its lookup where the rarest is rare; past that the two are
+  // mostly found together (`ros`, `ssi`) and its lookups cost what the table's would.
+  return { kind: 'grams', rarest: rarest!, next: rarest!.n <= indexedUpTo ? next : undefined, candidates: rarest!.n, exact: false };
 }
 
 /** The index routes of `plan`'s conditions, asked on the request's own connection (`select`). */

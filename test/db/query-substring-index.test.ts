@@ -275,9 +275,11 @@ forEachDialect('substring index plans', (dialect) => {
         const base = rows.find((r) => r['table'] === 'soggetto_recapito');
         expect(base?.['type'], plan).to.equal('eq_ref');
         expect(base?.['key'], plan).to.equal('PRIMARY');
-        // The rarest gram's rows, read from the trigram table's primary key, drive the lookups.
-        const grams = rows.find((r) => r['table'] === 'soggetto_recapito_recapito_trigrams');
-        expect([grams?.['type'], grams?.['key']], plan).to.deep.equal(['ref', 'PRIMARY']);
+        // The rarest gram's rows, read from the trigram table's primary key, drive the lookups
+        // (the next rarest gram's, where there is one, looked up by the same key).
+        const grams = rows.filter((r) => ['a', 'b', 'soggetto_recapito_recapito_trigrams'].includes(String(r['table'])));
+        expect(grams.map((r) => r['key']), plan).to.have.members(grams.map(() => 'PRIMARY')).and.to.have.length.above(0);
+        expect(grams[0]?.['type'], plan).to.equal('ref');
         expect(rows[0]?.['table'], plan).to.equal('<subquery2>');
       }
     });
