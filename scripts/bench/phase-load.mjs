@@ -2,13 +2,14 @@
 // of soggetto_recapito (data.mjs's rows; 1M and 10M by default, --load-rows). For each size:
 // SQLite: our loader into a fresh migrated file, and the sqlite3 shell's `.import` into the
 // same tables and indexes (the shell has no fold(), so its four indexes are on the columns
-// themselves); MariaDB: our loader by multi-row INSERT and by LOAD DATA LOCAL INFILE, each
+// themselves, and no substring index); MariaDB: our loader by multi-row INSERT and by LOAD DATA LOCAL INFILE, each
 // into a fresh migrated database, and the mariadb client's `LOAD DATA LOCAL INFILE` of the
 // CSV into another, all on one private server this phase starts (loadServerArgs). Peak RSS
 // is the loader's own (getrusage, printed with its rows per second); each run notes the
-// machine's load average as it ends. Our loader also runs into a database without the substring
-// index (its migration's down()), so the table shows what the index costs a load, and the sizes
-// (SQLite: the file; MariaDB: the table with its indexes + the trigram tables).
+// machine's load average as it ends. What the substring index costs a load is its fill, timed
+// again alone after the load (the loader fills it in one statement before its commit, and
+// migrates the database first, so a run without it would not be this loader), and the sizes
+// (SQLite: the file and the index; MariaDB: the table with its indexes + the trigram tables).
 // Writes scripts/bench/results-load.json and prints the table.
 import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -87,24 +88,22 @@ async function sqliteRuns(appRoot, out, file, rows, log) {
     await migrated(appRoot, { sqliteFile: db });
   };
   await fresh();
+  // The shell has no fold(), and before 3.43 no contentless FTS5 table that deletes: its baseline has no substring index.
+  await withoutSubstringIndex(appRoot, { sqliteFile: db });
   const indexes = (await run('sqlite3', [db, "SELECT name || '|' || sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'soggetto_recapito' AND sql IS NOT NULL"])).stdout.trim().split('\n');
   const plain = indexes.map((l) => l.split('|')).map(([name, sql]) => `DROP INDEX ${name}; ${sql.replace(/fold\(([^)]+)\)/, "$1")};`).join(' ');
   await run('sqlite3', [db, plain]);
   const engineSeconds = await timed(() => run('sqlite3', [db, '-cmd', '.mode csv', `.import --skip 1 ${file} soggetto_recapito`], { maxBuffer: 1 << 24 }));
   const engineLoadAvg = loadAvg();
   log(`load ${rows} sqlite: sqlite3 .import ${engineSeconds} s, load average ${engineLoadAvg}`);
-  const ours = {};
-  for (const indexed of [true, false]) {
-    await fresh();
-    if (!indexed) await withoutSubstringIndex(appRoot, { sqliteFile: db });
-    const x = await ourLoader(appRoot, { SQLITE_FILE: db }, file);
-    await run('sqlite3', [db, 'PRAGMA wal_checkpoint(TRUNCATE)']);
-    x.sizeMb = Math.round(fs.statSync(db).size / 2 ** 20);
-    ours[indexed ? 'sqlite' : 'sqlite, no substring index'] = x;
-    log(`load ${rows} sqlite${indexed ? '' : ' without the substring index'}: npm run load ${x.seconds} s, ${x.peakRssMb} MB, file ${x.sizeMb} MB, load average ${x.loadAvg}`);
-  }
+  await fresh();
+  const ours = await ourLoader(appRoot, { SQLITE_FILE: db }, file);
+  await run('sqlite3', [db, 'PRAGMA wal_checkpoint(TRUNCATE)']);
+  ours.sizeMb = Math.round(fs.statSync(db).size / 2 ** 20);
+  ours.substringIndex = await sqliteFillSeconds(appRoot, db);
+  log(`load ${rows} sqlite: npm run load ${ours.seconds} s (its substring index filled again alone: ${ours.substringIndex.seconds} s, ${ours.substringIndex.sizeMb} MB), ${ours.peakRssMb} MB, file ${ours.sizeMb} MB, load average ${ours.loadAvg}`);
   for (const s of ['', '-wal', '-shm']) fs.rmSync(db + s, { force: true });
-  return { engine: { loader: 'sqlite3 .import', seconds: engineSeconds, rowsPerS: Math.round(rows / engineSeconds), loadAvg: engineLoadAvg }, ours };
+  return { engine: { loader: 'sqlite3 .import', seconds: engineSeconds, rowsPerS: Math.round(rows / engineSeconds), loadAvg: engineLoadAvg }, ours: { sqlite: ours } };
 }
 
 /** Takes the substring index (design.md §8) off a migrated database: its migration's own down(). */
@@ -113,6 +112,44 @@ async function withoutSubstringIndex(appRoot, options) {
   const migration = await import(new URL('dist/src/db/migrations/008-substring-index.js', appRoot));
   const db = connect(options);
   try { await migration.down(db); } finally { await db.destroy(); }
+}
+
+/**
+ * What the substring index costs a load (design.md §8): its fill after the load, emptied and
+ * filled again alone, as the loader fills it before its commit; and its pages.
+ */
+async function sqliteFillSeconds(appRoot, file) {
+  const { default: Database } = await import('better-sqlite3');
+  const { fold } = await import(new URL('dist/src/db/fold.js', appRoot));
+  const { fillStatements } = await import(new URL('dist/src/db/substring-index-deferred.js', appRoot));
+  const { indexesOf } = await import(new URL('dist/src/db/substring-index.js', appRoot));
+  const db = new Database(file);
+  try {
+    db.function('fold', { deterministic: true }, (v) => (typeof v === 'string' ? fold(v) : v));
+    const names = indexesOf('soggetto_recapito').map((s) => s.index);
+    const sizeMb = Math.round(names.reduce((sum, n) => sum + Number(db.prepare('SELECT SUM(pgsize) AS s FROM dbstat WHERE name LIKE ?').get(`${n}%`).s), 0) / 2 ** 20);
+    for (const n of names) db.prepare(`INSERT INTO "${n}" ("${n}") VALUES ('delete-all')`).run();
+    const started = performance.now();
+    db.transaction(() => {
+      for (const { sql, bindings } of fillStatements('sqlite', 'soggetto_recapito', 'all')) db.prepare(sql).run(...bindings);
+    })();
+    return { seconds: Math.round((performance.now() - started) / 100) / 10, sizeMb };
+  } finally {
+    db.close();
+  }
+}
+
+/** The same on MySQL: the trigram tables emptied, and filled again alone in one transaction, by sorting. */
+async function mysqlFillSeconds(appRoot, admin, database) {
+  const { mysqlTrigramDeferral } = await import(new URL('dist/src/db/substring-index-deferred.js', appRoot));
+  const { indexesOf } = await import(new URL('dist/src/db/substring-index.js', appRoot));
+  await admin.query(`USE ${database}`);
+  for (const { index } of indexesOf('soggetto_recapito')) await admin.query(`TRUNCATE TABLE ${index}`);
+  const started = performance.now();
+  await admin.query('BEGIN');
+  for (const { sql, bindings } of mysqlTrigramDeferral('soggetto_recapito', 'all').beforeCommit) await admin.query(sql, bindings);
+  await admin.query('COMMIT');
+  return { seconds: Math.round((performance.now() - started) / 100) / 10 };
 }
 
 /** MB of soggetto_recapito with its indexes, and of its trigram tables, in `database`. */
@@ -139,14 +176,13 @@ async function mysqlRuns(appRoot, serverUrl, file, rows, log) {
     const engineLoadAvg = loadAvg();
     log(`load ${rows} mysql: LOAD DATA ${engineSeconds} s, load average ${engineLoadAvg}`);
     const ours = {};
-    for (const [name, via, indexed] of [['insert', 'insert', true], ['infile', 'infile', true], ['insert, no substring index', 'insert', false]]) {
-      const url = await fresh('impianti_bench_load');
-      if (!indexed) await withoutSubstringIndex(appRoot, { databaseUrl: url });
-      ours[name] = await ourLoader(appRoot, { DATABASE_URL: url }, file, ['--mysql-via', via]);
-      await admin.query('ANALYZE TABLE impianti_bench_load.soggetto_recapito');
-      if (indexed) await admin.query('ANALYZE TABLE impianti_bench_load.soggetto_recapito_recapito_trigrams, impianti_bench_load.soggetto_recapito_codice_esterno_trigrams');
-      Object.assign(ours[name], await mysqlSizes(admin, 'impianti_bench_load'));
-      log(`load ${rows} mysql: npm run load --mysql-via ${via}${indexed ? '' : ' without the substring index'} ${ours[name].seconds} s, ${ours[name].peakRssMb} MB, table ${ours[name].tableMb} MB + trigrams ${ours[name].trigramsMb} MB, load average ${ours[name].loadAvg}`);
+    for (const via of ['insert', 'infile']) {
+      ours[via] = await ourLoader(appRoot, { DATABASE_URL: await fresh('impianti_bench_load') }, file, ['--mysql-via', via]);
+      await admin.query('ANALYZE TABLE impianti_bench_load.soggetto_recapito, impianti_bench_load.soggetto_recapito_recapito_trigrams, impianti_bench_load.soggetto_recapito_codice_esterno_trigrams');
+      Object.assign(ours[via], await mysqlSizes(admin, 'impianti_bench_load'));
+      if (via === 'insert') ours[via].substringIndex = await mysqlFillSeconds(appRoot, admin, 'impianti_bench_load');
+      const fill = ours[via].substringIndex ? ` (its substring index filled again alone: ${ours[via].substringIndex.seconds} s)` : '';
+      log(`load ${rows} mysql: npm run load --mysql-via ${via} ${ours[via].seconds} s${fill}, ${ours[via].peakRssMb} MB, table ${ours[via].tableMb} MB + trigrams ${ours[via].trigramsMb} MB, load average ${ours[via].loadAvg}`);
     }
     await admin.query('DROP DATABASE IF EXISTS impianti_bench_load');
     return { engine: { loader: 'LOAD DATA LOCAL INFILE (mariadb client)', seconds: engineSeconds, rowsPerS: Math.round(rows / engineSeconds), loadAvg: engineLoadAvg }, ours };
@@ -179,12 +215,12 @@ export async function loadPhase({ appRoot, out, log, sizes, resultsFile }) {
   }
   fs.writeFileSync(resultsFile, JSON.stringify(results, null, 2) + '\n');
   console.log('\nnpm run load against the engine\'s own loader (soggetto_recapito, generated CSV):');
-  console.log('engine'.padEnd(7), 'rows'.padStart(9), 'loader'.padEnd(40), 'seconds'.padStart(8), 'rows/s'.padStart(8), 'peak RSS MB'.padStart(12), 'ratio'.padStart(6), 'load avg'.padStart(9), 'size MB'.padStart(8));
+  console.log('engine'.padEnd(7), 'rows'.padStart(9), 'loader'.padEnd(40), 'seconds'.padStart(8), 'rows/s'.padStart(8), 'peak RSS MB'.padStart(12), 'ratio'.padStart(6), 'load avg'.padStart(9), 'size MB'.padStart(12), 'index fill s'.padStart(13), 'rows/s without'.padStart(15));
   for (const engine of ['sqlite', 'mysql']) {
     for (const rows of sizes) {
       const r = results[engine][rows];
-      const size = (x) => (x.sizeMb ?? (x.tableMb === undefined ? '-' : `${x.tableMb}+${x.trigramsMb}`));
-      const line = (name, x, rss, ratio) => console.log(engine.padEnd(7), String(rows).padStart(9), name.padEnd(40), String(x.seconds).padStart(8), String(x.rowsPerS).padStart(8), String(rss).padStart(12), String(ratio).padStart(6), String(x.loadAvg).padStart(9), String(size(x)).padStart(8));
+      const size = (x) => (x.sizeMb !== undefined ? `${x.sizeMb} (${x.substringIndex?.sizeMb ?? '-'})` : x.tableMb === undefined ? '-' : `${x.tableMb}+${x.trigramsMb}`);
+      const line = (name, x, rss, ratio) => console.log(engine.padEnd(7), String(rows).padStart(9), name.padEnd(40), String(x.seconds).padStart(8), String(x.rowsPerS).padStart(8), String(rss).padStart(12), String(ratio).padStart(6), String(x.loadAvg).padStart(9), String(size(x)).padStart(12), String(x.substringIndex?.seconds ?? '-').padStart(13), String(x.substringIndex ? Math.round(rows / (x.seconds - x.substringIndex.seconds)) : '-').padStart(15));
       line(engine === 'sqlite' ? 'sqlite3 .import' : 'LOAD DATA (client)', r.engine, '-', 1);
       for (const [via, x] of Object.entries(r.ours)) line(`npm run load${engine === 'mysql' ? ` (${via})` : ''}`, x, x.peakRssMb, Math.round((x.rowsPerS / r.engine.rowsPerS) * 100) / 100);
     }

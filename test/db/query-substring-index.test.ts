@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { connect, disconnect } from '../../src/db/connect.js';
 import { migrate } from '../../src/db/migrate.js';
 import * as substringIndexMigration from '../../src/db/migrations/008-substring-index.js';
 import { watchReads, type ReadStatement } from '../../src/db/select.js';
@@ -193,6 +194,31 @@ forEachDialect('substring index', (dialect) => {
     }
 
     if (dialect === 'sqlite') {
+      it('a restore of the file: the backup\'s rows are found, later ones gone', async function () {
+        this.timeout(60000);
+        const other = await createTestDb(dialect);
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'impianti-trigrams-'));
+        const env = { SQLITE_FILE: other.sqliteFile! };
+        let restored: Knex | undefined;
+        try {
+          await other.db.raw('INSERT INTO soggetto_recapito (id, soggetto_id, tipo_recapito_id, recapito) VALUES (1, 1, 1, ?)', ['backed-okmij']);
+          const backup = path.join(dir, 'backup.sqlite');
+          expect((await runCli('backup', [backup], env)).code).to.equal(0);
+          await other.db.raw('INSERT INTO soggetto_recapito (id, soggetto_id, tipo_recapito_id, recapito) VALUES (2, 1, 1, ?)', ['later-okmij']);
+          await disconnect(other.db); // restore refuses while a connection holds the file
+          const run = await runCli('restore', [backup], env);
+          expect([run.code, run.stderr]).to.deep.equal([0, '']);
+          restored = connect({ sqliteFile: other.sqliteFile! });
+          const got = await runQuery(restored, sr, { recapitoContains: 'OKMIJ', take: 50, include: 'Total' }, indexed);
+          if (!got.ok) throw got.error;
+          expect([got.value.response.results.map((r) => r['id']), got.value.response.total]).to.deep.equal([[1], 1]);
+        } finally {
+          if (restored) await disconnect(restored);
+          fs.rmSync(dir, { recursive: true, force: true });
+          fs.rmSync(path.dirname(other.sqliteFile!), { recursive: true, force: true });
+        }
+      });
+
       it("the operator's SQL prompt with --write", async () => {
         const run = await runCli('db', ['sql', '--write'], { SQLITE_FILE: t.sqliteFile! }, "INSERT INTO soggetto_recapito (id, soggetto_id, tipo_recapito_id, recapito) VALUES (9004, 1, 1, 'prompt-wsxed');\n");
         expect(run.code, run.stderr).to.equal(0);
