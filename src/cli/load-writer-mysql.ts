@@ -10,7 +10,7 @@ import { Readable } from 'node:stream';
 import type { Knex } from 'knex';
 import { bulkConnection } from '../db/connect.js';
 import { mysqlDeferral } from '../db/table-versions-deferred.js';
-import { mysqlTrigramDeferral } from '../db/substring-index-deferred.js';
+import { mysqlTrigramDeferral, type FillRange } from '../db/substring-index-deferred.js';
 import { indexesOf } from '../db/substring-index.js';
 import type { LoadProblem } from './load-problem.js';
 import type { LoadRow } from './load-rows.js';
@@ -37,10 +37,17 @@ export async function mysqlWriter(db: Knex, { table, columns }: Target, via: Mys
   await query('START TRANSACTION');
   // FOR UPDATE: on an empty table it holds off other inserts until the commit, so the table stays the load's own.
   const empty = (await query<unknown[]>(`SELECT 1 FROM \`${table}\` LIMIT 1 FOR UPDATE`)).length === 0;
-  // The table's version moves once, before the commit, not once per row (design.md §8); into
-  // an empty table the trigram index is filled by one sorted statement before it too.
+  // The table's version moves once, before the commit, not once per row (design.md §8), and
+  // the trigram index is filled by one statement before it too: into an empty table by sorting,
+  // into one with rows for the ids the load wrote (its triggers' row-by-row writes are also what
+  // MariaDB 10.11 cannot roll back when the disk fills: the server stops).
   const versions = mysqlDeferral(table);
-  const trigrams = empty ? mysqlTrigramDeferral(table, 'all') : mysqlTrigramDeferral(table, 'none');
+  const lastId = async () => Number((await query<Array<{ m: number | null }>>(`SELECT MAX(id) AS m FROM \`${table}\``))[0]?.m ?? 0);
+  const idsBefore = empty ? 0 : await lastId();
+  const trigrams = mysqlTrigramDeferral(table, 'all');
+  /** The ids the load wrote: explicit ones, and the new ones past the table's last id. */
+  let lowestWritten = Number.POSITIVE_INFINITY;
+  const filledRange = async (): Promise<FillRange> => (empty ? 'all' : { from: Math.min(lowestWritten, idsBefore + 1), to: await lastId() });
   // Grams a TRUNCATE of the table left behind; an index with none stays untouched, so its fill can sort.
   for (const { index } of empty ? indexesOf(table) : []) {
     if ((await query<unknown[]>(`SELECT 1 FROM \`${index}\` LIMIT 1`)).length > 0) await query(`DELETE FROM \`${index}\``);
@@ -65,10 +72,16 @@ export async function mysqlWriter(db: Knex, { table, columns }: Target, via: Mys
     batchRows: 10_000,
     batchBytes: Math.min(Number(packet) / 2, 1024 * 1024),
     deferredIndexes: 0,
-    write: via === 'infile' ? writeInfile : writeInsert,
+    write(rows) {
+      for (const row of rows) {
+        const id = row.values[idAt];
+        if (typeof id === 'number' && id < lowestWritten) lowestWritten = id;
+      }
+      return via === 'infile' ? writeInfile(rows) : writeInsert(rows);
+    },
     async commit(lastLine: number) {
       try {
-        for (const { sql, bindings } of trigrams.beforeCommit) await query(conn.format(sql, bindings));
+        for (const { sql, bindings } of mysqlTrigramDeferral(table, await filledRange()).beforeCommit) await query(conn.format(sql, bindings));
         for (const statement of versions.beforeCommit) await query(statement);
         await query('COMMIT');
         await release();

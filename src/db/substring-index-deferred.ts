@@ -16,8 +16,9 @@ export function fillStatements(dialect: Dialect, table: string, range: FillRange
   return indexesOf(table, indexes).map((s) => {
     const sql = fillStatement(dialect, s);
     if (range === 'all') return { sql, bindings: [] };
-    const where = dialect === 'sqlite' ? ` AND id BETWEEN ? AND ?` : ` WHERE t.id BETWEEN ? AND ?`;
-    return { sql: sql + where, bindings: [range.from, range.to] };
+    if (dialect === 'sqlite') return { sql: `${sql} AND id BETWEEN ? AND ?`, bindings: [range.from, range.to] };
+    // IGNORE: a range may hold rows that were there before, whose grams are there already.
+    return { sql: `${sql.replace(/^INSERT INTO/, 'INSERT IGNORE INTO')} WHERE t.id BETWEEN ? AND ?`, bindings: [range.from, range.to] };
   });
 }
 
