@@ -32,10 +32,9 @@ async function generate(file: string, rows: number, firstId: number): Promise<vo
 }
 
 forEachDialect('operator loading: memory', (dialect) => {
-  let t: TestDb;
+  let t: TestDb | undefined;
   let dir: string;
   before(async () => {
-    t = await createTestDb(dialect);
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'impianti-load-mem-'));
   });
   after(async () => {
@@ -45,22 +44,23 @@ forEachDialect('operator loading: memory', (dialect) => {
 
   it(`loads ${sizes.join(' and ')} rows each under ${boundMb} MB of peak memory`, async function () {
     this.timeout(120_000);
-    const env: Record<string, string> = t.databaseUrl ? { DATABASE_URL: t.databaseUrl } : { SQLITE_FILE: t.sqliteFile! };
     const peaks: number[] = [];
-    let firstId = 1;
     for (const rows of sizes) {
+      // Each file into an empty table of its own: the loader's memory is the question, not the server's upkeep of indexes.
+      await t?.drop();
+      t = await createTestDb(dialect);
+      const env: Record<string, string> = t.databaseUrl ? { DATABASE_URL: t.databaseUrl } : { SQLITE_FILE: t.sqliteFile! };
       const file = path.join(dir, `recapiti-${rows}.csv`);
-      await generate(file, rows, firstId);
+      await generate(file, rows, 1);
       const r = await runCli('load', ['soggetto_recapito', file, '--progress-every', '600'], env);
       expect([r.code, r.stderr]).to.deep.equal([0, '']);
       const summary = new RegExp(`^${rows} rows loaded into soggetto_recapito in [\\d.]+ s: \\d+ rows/s, peak memory (\\d+) MB$`, 'm').exec(r.stdout);
       expect(summary, r.stdout).to.not.equal(null);
       peaks.push(Number(summary![1]));
       fs.rmSync(file);
-      firstId += rows;
+      const count = await t.db('soggetto_recapito').count({ n: '*' }).first();
+      expect(Number(count?.['n'])).to.equal(rows);
     }
-    const count = await t.db('soggetto_recapito').count({ n: '*' }).first();
-    expect(Number(count?.['n'])).to.equal(sizes[0]! + sizes[1]!);
     expect(peaks.every((mb) => mb < boundMb), `peaks ${peaks.join(', ')} MB`).to.equal(true);
   });
 });

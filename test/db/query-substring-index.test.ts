@@ -273,7 +273,7 @@ async function explain(t: TestDb, { sql, bindings }: ReadStatement): Promise<str
 }
 
 forEachDialect('substring index plans', (dialect) => {
-  const ROWS = 20_000;
+  const ROWS = 5_000;
   let t: TestDb;
   before(async function () {
     this.timeout(120000);
