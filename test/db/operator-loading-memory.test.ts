@@ -12,7 +12,9 @@ import { createTestDb, type TestDb } from '../support/db.js';
 import { forEachDialect } from '../support/dialects.js';
 import { runCli } from '../support/run-cli.js';
 
-const boundMb = 150;
+// Measured 111–154 MB at 200,000 rows: FTS5 builds the substring index (design.md §8) in
+// memory before it writes it, at the load's commit. A loader holding the file passes 200 MB.
+const boundMb = 175;
 const sizes = [40_000, 200_000];
 
 /** A CSV of `rows` deterministic contacts with ids from `firstId`, written as a stream. */

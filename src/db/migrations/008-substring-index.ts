@@ -55,9 +55,18 @@ async function upMysql(db: Knex, table: string, collation: string): Promise<void
   });
 }
 
+/** Whether a failed run left any of this migration's tables behind (its triggers come after them). */
+async function leftBehind(db: Knex): Promise<boolean> {
+  const names = [positionsTable, ...indexes.map((s) => s.index)];
+  const found = dialectOf(db) === 'mysql'
+    ? await db('information_schema.tables').whereRaw('table_schema = DATABASE()').whereIn('table_name', names).first('table_name')
+    : await db('sqlite_master').whereIn('name', names).first('name');
+  return found !== undefined;
+}
+
 export async function up(db: Knex): Promise<void> {
   // What a failed run left behind goes first, so that the migration can run again.
-  await down(db);
+  if (await leftBehind(db)) await down(db);
   const dialect = dialectOf(db);
   if (dialect === 'mysql') {
     await db.schema.createTable(positionsTable, (t) => t.smallint('n').unsigned().primary());
