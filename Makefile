@@ -15,12 +15,12 @@ run: generate build
 	npm start --silent
 
 # --forbid-pending here and in the two suites below: a test that does not run fails CI.
-# Test files run in parallel, one process per core and one more: each file makes its own
-# databases and ports (test/support/db.ts), and much of a file's time is spent waiting on
-# MariaDB and on the services it starts.
+# Test files run in parallel, one process per core: each file makes its own databases and
+# ports (test/support/db.ts), and much of a file's time is spent waiting on MariaDB and on
+# the services it starts.
 test: install $(CHROMIUM) $(SQLITE3) check-generated lint-spec build
 	url=$$(scripts/ensure-mysql.sh); \
-	DIALECTS=sqlite,mysql MYSQL_TEST_URL="$$url" npx mocha --forbid-pending --parallel --jobs $$(($$(nproc) + 1))
+	DIALECTS=sqlite,mysql MYSQL_TEST_URL="$$url" npx mocha --forbid-pending --parallel --jobs $$(nproc)
 
 # Build tools for better-sqlite3's native addon (node-gyp): present on our machines,
 # installed on a bare one.
