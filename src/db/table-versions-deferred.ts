@@ -5,6 +5,7 @@
 import type Database from 'better-sqlite3';
 import type { Knex } from 'knex';
 import { dialectOf } from './dialect.js';
+import { triggersOff, triggersOffIn } from './sqlite-triggers-off.js';
 import { deferredVariable, nextVersion, triggerNames, versionedTables, type VersionedTable } from './table-versions.js';
 import type { Dialect } from './dialect.js';
 
@@ -21,11 +22,9 @@ export const bumpOne = (dialect: Dialect, table: VersionedTable): string =>
  */
 export function deferSqliteVersions(conn: Database.Database, table: string): () => void {
   if (!isVersioned(table)) return () => undefined;
-  const names = triggerNames(table);
-  const triggers = (conn.prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name IN (${names.map(() => '?').join(', ')})`).all(...names) as Array<{ name: string; sql: string }>);
-  for (const t of triggers) conn.exec(`DROP TRIGGER "${t.name}"`);
+  const restore = triggersOff(conn, triggerNames(table));
   return () => {
-    for (const t of triggers) conn.exec(t.sql);
+    restore();
     conn.exec(bumpOne('sqlite', table));
   };
 }
@@ -66,11 +65,9 @@ export async function withVersionMovedOnce<T>(trx: Knex.Transaction, table: stri
       await trx.raw(`SET ${deferredVariable} = NULL`);
     }
   }
-  const names = triggerNames(table);
-  const triggers = (await trx.raw(`SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name IN (${names.map(() => '?').join(', ')})`, names)) as Array<{ name: string; sql: string }>;
-  for (const t of triggers) await trx.raw(`DROP TRIGGER "${t.name}"`);
+  const restore = await triggersOffIn(trx, triggerNames(table));
   const value = await work();
-  for (const t of triggers) await trx.raw(t.sql);
+  await restore();
   await trx.raw(bumpOne('sqlite', table));
   return value;
 }
