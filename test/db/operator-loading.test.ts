@@ -3,7 +3,7 @@
 // all. On the embedded SQLite file the sqlite3 shell cannot (the search indexes fold with a
 // function only the service registers), so `npm run load` is the documented path: CSV or JSON
 // lines, line numbers on every problem, nothing half-loaded. Bad input of every kind is in
-// operator-loading-bad-input.test.ts, memory in operator-loading-memory.test.ts.
+// operator-loading-bad-input.test.ts, memory in ../reliability/loader-memory.test.ts.
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';

@@ -53,6 +53,8 @@ describe('contract ruleset (Spectral, OWASP API Security 2023)', function () {
   it('fails a contract that drops a bound', async () => {
     const document = JSON.parse(fs.readFileSync(path.join(root, 'generated/openapi.json'), 'utf8'));
     delete document.components.schemas.Register.properties.firstName.maxLength;
+    // The one operation that reads the edited schema: linting the whole contract again would double the suite's time.
+    document.paths = { '/register': document.paths['/register'] };
     fs.writeFileSync(path.join(root, 'test-output/spectral-mutant.json'), JSON.stringify(document));
     const errors = (await lint('test-output/spectral-mutant.json')).filter((f) => f.severity === 0);
     expect(errors.map((f) => `${f.code} ${f.path.join('.')}`)).to.include('owasp:api4:2023-string-limit components.schemas.Register.properties.firstName');
