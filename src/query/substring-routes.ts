@@ -7,7 +7,7 @@
 import type { Knex } from 'knex';
 import { dialectOf, type Dialect } from '../db/dialect.js';
 import { fold } from '../db/fold.js';
-import { firstCell, type SelectOn } from '../db/select.js';
+import { cellOf, firstCell, keyOf, type SelectOn } from '../db/select.js';
 import type { Condition, QueryPlan } from './plan-types.js';
 
 /**
@@ -85,13 +85,20 @@ async function routeOf(db: Knex, select: SelectOn, c: Condition, term: string, u
     const n = Number(firstCell(await select(sql, bindings), 'n'));
     return n <= indexedUpTo ? { kind: 'match', match, candidates: n, exact: c.operator === 'contains' } : undefined;
   }
-  // MariaDB's own estimate of each gram's rows (EXPLAIN: index dives of the primary key), one
-  // statement each: a count would read every row of a common gram.
-  const estimates: Array<TermGram & { n: number }> = [];
-  for (const g of gramsOf(term)) {
-    const { sql, bindings } = db(index).select(db.raw('1')).where('gram', g.gram).toSQL().toNative();
-    estimates.push({ ...g, n: Number(firstCell(await select(`EXPLAIN ${sql}`, bindings), 'rows')) });
-  }
+  // MariaDB's own estimate of each gram's rows (index dives of the primary key), in one round
+  // trip: EXPLAIN of a UNION ALL gives a row per gram, numbered by its SELECT (`id`). A count
+  // would read every row of a common gram.
+  const grams = gramsOf(term);
+  const [first, ...rest] = grams.map((g) => db(index).select(db.raw('1')).where('gram', g.gram));
+  const { sql, bindings } = (rest.length === 0 ? first! : first!.unionAll(rest)).toSQL().toNative();
+  const plan = await select(`EXPLAIN ${sql}`, bindings);
+  const [id, rows] = [keyOf(plan, 'id'), keyOf(plan, 'rows')];
+  const estimates = grams.map((g, i) => {
+    const row = plan.rows.find((r) => Number(cellOf(r, id)) === i + 1);
+    const n = row === undefined ? Number.NaN : Number(cellOf(row, rows));
+    // A plan without the gram's figure says nothing of it: the gram is then taken as common.
+    return { ...g, n: Number.isFinite(n) ? n : Number.POSITIVE_INFINITY };
+  });
   const [rarest, next] = estimates.sort((a, b) => a.n - b.n);
   if (rarest!.n > upTo) return undefined;
   // The next rarest gram pays for its lookup where the rarest is rare; past that the two are
