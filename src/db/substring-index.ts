@@ -80,9 +80,11 @@ export const trigramTriggers = (dialect: Dialect, s: SubstringIndex): string[] =
  */
 export function fillStatement(dialect: Dialect, s: SubstringIndex): string {
   if (dialect === 'sqlite') return `INSERT INTO "${s.index}" (rowid, folded) SELECT id, fold("${s.column}") FROM "${s.table}" WHERE "${s.column}" IS NOT NULL`;
+  // Each row, then its positions by a range of their key: left to itself the optimizer joins
+  // every row with every position in a join buffer (at 1M contacts, 70 s against 51 s).
   return (
     `INSERT INTO \`${s.index}\` (gram, id, pos) SELECT SUBSTRING(t.\`${s.column}\`, p.n, 3), t.id, p.n ` +
-    `FROM \`${s.table}\` t JOIN ${positionsTable} p ON p.n <= CHAR_LENGTH(t.\`${s.column}\`) - 2`
+    `FROM \`${s.table}\` t STRAIGHT_JOIN ${positionsTable} p FORCE INDEX (PRIMARY) ON p.n <= CHAR_LENGTH(t.\`${s.column}\`) - 2`
   );
 }
 
