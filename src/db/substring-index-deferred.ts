@@ -42,7 +42,7 @@ export function deferSqliteTrigrams(conn: Database.Database, table: string, rang
  * Around the fill of a whole, empty index on MySQL: with the checks off, InnoDB builds an
  * empty table's indexes by sorting the transaction's rows (MariaDB 10.6+), where row by row
  * it writes a B-tree far larger than the buffer pool at random places (measured on a 128 MB
- * pool: 100k rows 8 s against 13; at 1M rows about 100 s sorted against 15 minutes). The rows are unique as built
+ * pool: 100k rows 8 s against 13; at 1M rows 85–100 s sorted against 15 minutes). The rows are unique as built
  * (substring-index.ts: the position is in the key) and the table has no foreign keys.
  */
 const sortedBuild = {
