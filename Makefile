@@ -58,7 +58,7 @@ build: install
 test-unit: build $(CHROMIUM) $(SQLITE3)
 	npx mocha
 
-# Faults, load and soak (test/reliability, under 10 minutes): the built service against a
+# Faults, load and soak (test/reliability, about 11 minutes): the built service against a
 # private MariaDB that the tests start, stop and restart themselves on a port of their own;
 # the shared server is never touched. Figures go to test-output/reliability.json.
 test-reliability: build

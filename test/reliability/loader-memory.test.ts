@@ -7,10 +7,8 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Dialect } from '../../src/db/dialect.js';
 import { rowSource } from '../../src/db/seed-bulk.js';
-import { connect, disconnect } from '../../src/db/connect.js';
-import { migrate } from '../../src/db/migrate.js';
+import { createTestDb } from '../support/db.js';
 import { runCli } from '../support/run-cli.js';
 import { PrivateMariaDb } from './support/private-mariadb.js';
 
@@ -35,45 +33,6 @@ async function generate(file: string, rows: number, firstId: number): Promise<vo
   await new Promise((resolve) => out.end(text, () => resolve(undefined)));
 }
 
-/** An empty, migrated database of its own: env for the loader, and its row count. */
-interface EmptyDb {
-  readonly env: Record<string, string>;
-  count(): Promise<number>;
-}
-
-async function emptyDb(dialect: Dialect, dir: string, name: string, server: PrivateMariaDb | undefined): Promise<EmptyDb> {
-  let connection: Parameters<typeof connect>[0];
-  let env: Record<string, string>;
-  if (dialect === 'sqlite') {
-    const sqliteFile = path.join(dir, `${name}.sqlite`);
-    connection = { sqliteFile };
-    env = { SQLITE_FILE: sqliteFile };
-  } else {
-    const admin = connect({ databaseUrl: `${server!.url}/mysql`, poolMax: 1 });
-    await admin.raw('CREATE DATABASE ?? CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci', [name]);
-    await admin.destroy();
-    connection = { databaseUrl: `${server!.url}/${name}` };
-    env = { DATABASE_URL: `${server!.url}/${name}` };
-  }
-  const db = connect(connection);
-  try {
-    await migrate(db);
-  } finally {
-    await disconnect(db);
-  }
-  return {
-    env,
-    count: async () => {
-      const reader = connect(connection);
-      try {
-        return Number((await reader('soggetto_recapito').count({ n: '*' }).first())?.['n']);
-      } finally {
-        await disconnect(reader);
-      }
-    },
-  };
-}
-
 for (const dialect of ['sqlite', 'mysql'] as const) {
   describe(`operator loading: memory [${dialect}]`, function () {
     this.timeout(300_000);
@@ -95,16 +54,22 @@ for (const dialect of ['sqlite', 'mysql'] as const) {
       const peaks: number[] = [];
       for (const rows of sizes) {
         // Each file into an empty table of its own: the loader's memory is the question, not the server's upkeep of indexes.
-        const target = await emptyDb(dialect, dir, `load_mem_${rows}`, server);
-        const file = path.join(dir, `recapiti-${rows}.csv`);
-        await generate(file, rows, 1);
-        const r = await runCli('load', ['soggetto_recapito', file, '--progress-every', '600'], target.env);
-        expect([r.code, r.stderr]).to.deep.equal([0, '']);
-        const summary = new RegExp(`^${rows} rows loaded into soggetto_recapito in [\\d.]+ s: \\d+ rows/s, peak memory (\\d+) MB$`, 'm').exec(r.stdout);
-        expect(summary, r.stdout).to.not.equal(null);
-        peaks.push(Number(summary![1]));
-        fs.rmSync(file);
-        expect(await target.count()).to.equal(rows);
+        const target = await createTestDb(dialect, server ? { server: `${server.url}/mysql` } : {});
+        try {
+          const file = path.join(dir, `recapiti-${rows}.csv`);
+          await generate(file, rows, 1);
+          const env: Record<string, string> = target.databaseUrl ? { DATABASE_URL: target.databaseUrl } : { SQLITE_FILE: target.sqliteFile! };
+          const r = await runCli('load', ['soggetto_recapito', file, '--progress-every', '600'], env);
+          expect([r.code, r.stderr]).to.deep.equal([0, '']);
+          const summary = new RegExp(`^${rows} rows loaded into soggetto_recapito in [\\d.]+ s: \\d+ rows/s, peak memory (\\d+) MB$`, 'm').exec(r.stdout);
+          expect(summary, r.stdout).to.not.equal(null);
+          peaks.push(Number(summary![1]));
+          fs.rmSync(file);
+          const count = await target.db('soggetto_recapito').count({ n: '*' }).first();
+          expect(Number(count?.['n'])).to.equal(rows);
+        } finally {
+          await target.drop();
+        }
       }
       expect(peaks.every((mb) => mb < boundMb), `peaks ${peaks.join(', ')} MB`).to.equal(true);
     });

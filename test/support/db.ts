@@ -20,7 +20,8 @@ export interface TestDb {
 
 let counter = 0;
 
-export async function createTestDb(dialect: Dialect, options: { migrate?: boolean } = {}): Promise<TestDb> {
+/** `server`: the MySQL server to create the database on (the shared test server unless named). */
+export async function createTestDb(dialect: Dialect, options: { migrate?: boolean; server?: string } = {}): Promise<TestDb> {
   const tag = `${process.pid}_${Date.now().toString(36)}_${counter++}`;
   if (dialect === 'sqlite') {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'impianti-test-'));
@@ -33,10 +34,11 @@ export async function createTestDb(dialect: Dialect, options: { migrate?: boolea
     };
   }
   const name = `impianti_t_${tag}`;
-  const admin = connect({ databaseUrl: mysqlTestUrl, poolMax: 1 });
+  const server = options.server ?? mysqlTestUrl;
+  const admin = connect({ databaseUrl: server, poolMax: 1 });
   await admin.raw('CREATE DATABASE ?? CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci', [name]);
   await admin.destroy();
-  const url = new URL(mysqlTestUrl);
+  const url = new URL(server);
   url.pathname = `/${name}`;
   const databaseUrl = url.toString();
   const db = connect({ databaseUrl });
@@ -45,7 +47,7 @@ export async function createTestDb(dialect: Dialect, options: { migrate?: boolea
     db, dialect, databaseUrl, sqliteFile: undefined,
     drop: async () => {
       await disconnect(db);
-      const cleanup = connect({ databaseUrl: mysqlTestUrl, poolMax: 1 });
+      const cleanup = connect({ databaseUrl: server, poolMax: 1 });
       await cleanup.raw('DROP DATABASE IF EXISTS ??', [name]);
       await cleanup.destroy();
     },
