@@ -27,22 +27,27 @@ const run = (file: string, args: string[]) => promisify(execFile)(file, args, { 
 async function generate(specUrl: string): Promise<{ heyApi: string }> {
   fs.rmSync(out, { recursive: true, force: true });
   const hey = path.join(out, 'hey-api');
-  await run(bin('openapi-ts'), ['-i', specUrl, '-o', hey, '-c', '@hey-api/client-fetch', '-s']);
-  const sources = fs.readdirSync(hey, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts')).map((f) => path.join(hey, f));
-  await run(bin('tsc'), ['--strict', '--skipLibCheck', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--rootDir', hey, '--outDir', path.join(hey, 'js'), ...sources]);
-
-  const fetchDir = path.join(out, 'openapi-fetch');
-  await run(bin('openapi-typescript'), [specUrl, '-o', path.join(fetchDir, 'api.d.ts')]);
-  // The generated types must serve a typed call, as a consumer writes it.
-  fs.writeFileSync(path.join(fetchDir, 'typed.ts'), [
-    "import createClient from 'openapi-fetch';",
-    "import type { paths } from './api.js';",
-    "const api = createClient<paths>({ baseUrl: 'http://localhost' });",
-    "export const files = () => api.GET('/impianti/{ImpiantoId}/files', { params: { path: { ImpiantoId: 1 }, query: { format: 'json', callback: 'cb' } } });",
-    "export const register = () => api.POST('/register', { params: { query: { meta: { source: 'web' } } }, body: { userName: 'x', password: 'y' } });",
-    '',
-  ].join('\n'));
-  await run(bin('tsc'), ['--strict', '--noEmit', '--skipLibCheck', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', path.join(fetchDir, 'typed.ts')]);
+  const heyApi = async () => {
+    await run(bin('openapi-ts'), ['-i', specUrl, '-o', hey, '-c', '@hey-api/client-fetch', '-s']);
+    const sources = fs.readdirSync(hey, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts')).map((f) => path.join(hey, f));
+    await run(bin('tsc'), ['--strict', '--skipLibCheck', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--rootDir', hey, '--outDir', path.join(hey, 'js'), ...sources]);
+  };
+  const openapiFetch = async () => {
+    const fetchDir = path.join(out, 'openapi-fetch');
+    await run(bin('openapi-typescript'), [specUrl, '-o', path.join(fetchDir, 'api.d.ts')]);
+    // The generated types must serve a typed call, as a consumer writes it.
+    fs.writeFileSync(path.join(fetchDir, 'typed.ts'), [
+      "import createClient from 'openapi-fetch';",
+      "import type { paths } from './api.js';",
+      "const api = createClient<paths>({ baseUrl: 'http://localhost' });",
+      "export const files = () => api.GET('/impianti/{ImpiantoId}/files', { params: { path: { ImpiantoId: 1 }, query: { format: 'json', callback: 'cb' } } });",
+      "export const register = () => api.POST('/register', { params: { query: { meta: { source: 'web' } } }, body: { userName: 'x', password: 'y' } });",
+      '',
+    ].join('\n'));
+    await run(bin('tsc'), ['--strict', '--noEmit', '--skipLibCheck', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', path.join(fetchDir, 'typed.ts')]);
+  };
+  // The two clients share nothing but the document: their generators and compilers run side by side.
+  await Promise.all([heyApi(), openapiFetch()]);
   return { heyApi: path.join(hey, 'js') };
 }
 
