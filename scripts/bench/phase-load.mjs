@@ -147,7 +147,7 @@ async function mysqlFillSeconds(appRoot, admin, database) {
   for (const { index } of indexesOf('soggetto_recapito')) await admin.query(`TRUNCATE TABLE ${index}`);
   const started = performance.now();
   await admin.query('BEGIN');
-  for (const { sql, bindings } of mysqlTrigramDeferral('soggetto_recapito', 'all').beforeCommit) await admin.query(sql, bindings);
+  for (const { sql, bindings } of mysqlTrigramDeferral('soggetto_recapito').beforeCommit('all')) await admin.query(sql, bindings);
   await admin.query('COMMIT');
   return { seconds: Math.round((performance.now() - started) / 100) / 10 };
 }

@@ -82,7 +82,7 @@ async function seedMysql(size) {
     const { mysqlTrigramDeferral } = await import(new URL('dist/src/db/substring-index-deferred.js', appRoot()));
     for (const [table, columns, rows] of tablesOf(size)) {
       // The trigram index is filled once, as the loader fills it into an empty table.
-      const trigrams = mysqlTrigramDeferral(table, 'all');
+      const trigrams = mysqlTrigramDeferral(table);
       for (const sql of trigrams.start) await admin.query(sql);
       let batch = [];
       const flush = async () => {
@@ -94,7 +94,7 @@ async function seedMysql(size) {
       const began = performance.now();
       // In one transaction into the empty index, as the loader's: InnoDB then builds it by sorting.
       await admin.query('BEGIN');
-      for (const { sql, bindings } of trigrams.beforeCommit) await admin.query(sql, bindings);
+      for (const { sql, bindings } of trigrams.beforeCommit('all')) await admin.query(sql, bindings);
       await admin.query('COMMIT');
       if (trigrams.start.length > 0) log(`${database}: ${table}'s trigram index filled in ${Math.round(performance.now() - began)} ms`);
       await admin.query(`ANALYZE TABLE ${table}`);

@@ -44,7 +44,7 @@ export async function mysqlWriter(db: Knex, { table, columns }: Target, via: Mys
   const versions = mysqlDeferral(table);
   const lastId = async () => Number((await query<Array<{ m: number | null }>>(`SELECT MAX(id) AS m FROM \`${table}\``))[0]?.m ?? 0);
   const idsBefore = empty ? 0 : await lastId();
-  const trigrams = mysqlTrigramDeferral(table, 'all');
+  const trigrams = mysqlTrigramDeferral(table);
   /** The ids the load wrote: explicit ones, and the new ones past the table's last id. */
   let lowestWritten = Number.POSITIVE_INFINITY;
   const filledRange = async (): Promise<FillRange> => (empty ? 'all' : { from: Math.min(lowestWritten, idsBefore + 1), to: await lastId() });
@@ -81,7 +81,7 @@ export async function mysqlWriter(db: Knex, { table, columns }: Target, via: Mys
     },
     async commit(lastLine: number) {
       try {
-        for (const { sql, bindings } of mysqlTrigramDeferral(table, await filledRange()).beforeCommit) await query(conn.format(sql, bindings));
+        for (const { sql, bindings } of trigrams.beforeCommit(await filledRange())) await query(conn.format(sql, bindings));
         for (const statement of versions.beforeCommit) await query(statement);
         await query('COMMIT');
         await release();

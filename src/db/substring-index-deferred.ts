@@ -55,25 +55,37 @@ const sortedBuild = {
 
 type Statement = { sql: string; bindings: number[] };
 
-/** On MySQL: the statements that open and close a load of `table` whose grams one statement fills. */
-export function mysqlTrigramDeferral(table: string, range: FillRange, indexes: readonly SubstringIndex[] = substringIndexes): { readonly start: string[]; readonly beforeCommit: Statement[]; readonly reset: string[] } {
-  if (indexesOf(table, indexes).length === 0) return { start: [], beforeCommit: [], reset: [] };
-  const reset = [`SET ${trigramsDeferredVariable} = NULL`, ...(range === 'all' ? [sortedBuild.after] : [])];
+/**
+ * On MySQL: the statements that open and close a load of `table` whose grams one statement
+ * fills. The range is asked at the commit, when the load knows the ids it wrote; `reset`
+ * restores the checks a sorted build turned off, and leaves them as they are where none did.
+ */
+export interface MysqlTrigramDeferral {
+  readonly start: readonly string[];
+  beforeCommit(range: FillRange): Statement[];
+  readonly reset: readonly string[];
+}
+
+export function mysqlTrigramDeferral(table: string, indexes: readonly SubstringIndex[] = substringIndexes): MysqlTrigramDeferral {
+  if (indexesOf(table, indexes).length === 0) return { start: [], beforeCommit: () => [], reset: [] };
+  const reset = [`SET ${trigramsDeferredVariable} = NULL`, sortedBuild.after];
   const plain = (sql: string): Statement => ({ sql, bindings: [] });
-  const fill = fillStatements('mysql', table, range, indexes);
-  const filled = range === 'all' ? [plain(sortedBuild.before), ...fill] : fill;
-  return { start: [`SET ${trigramsDeferredVariable} = 1`], beforeCommit: [...filled, ...reset.map(plain)], reset };
+  return {
+    start: [`SET ${trigramsDeferredVariable} = 1`],
+    beforeCommit: (range) => [...(range === 'all' ? [plain(sortedBuild.before)] : []), ...fillStatements('mysql', table, range, indexes), ...reset.map(plain)],
+    reset,
+  };
 }
 
 /** `work`'s writes of the ids `range` to `table` inside the Knex transaction `trx`, their grams filled by one statement per index before the commit. */
 export async function withTrigramsFilled<T>(trx: Knex.Transaction, table: string, range: FillRange, work: () => Promise<T>): Promise<T> {
   if (indexesOf(table).length === 0) return work();
   if (dialectOf(trx) === 'mysql') {
-    const { start, beforeCommit, reset } = mysqlTrigramDeferral(table, range);
+    const { start, beforeCommit, reset } = mysqlTrigramDeferral(table);
     for (const sql of start) await trx.raw(sql);
     try {
       const value = await work();
-      for (const s of beforeCommit) await trx.raw(s.sql, s.bindings);
+      for (const s of beforeCommit(range)) await trx.raw(s.sql, s.bindings);
       return value;
     } finally {
       // The connection goes back to the pool: its later writes must keep the index row by row again.

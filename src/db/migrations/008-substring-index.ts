@@ -46,7 +46,7 @@ async function upMysql(db: Knex, table: string, collation: string): Promise<void
     try {
       for (const s of own) for (const statement of trigramTriggers('mysql', s)) await trx.raw(statement);
       await trx.raw('SET autocommit = 0');
-      for (const { sql, bindings } of mysqlTrigramDeferral(table, 'all', indexes).beforeCommit) await trx.raw(sql, bindings);
+      for (const { sql, bindings } of mysqlTrigramDeferral(table, indexes).beforeCommit('all')) await trx.raw(sql, bindings);
       await trx.raw('COMMIT');
     } finally {
       await trx.raw('UNLOCK TABLES');
