@@ -76,10 +76,14 @@ test-cluster: build
 	test -x /usr/sbin/mariadbd || scripts/ensure-mysql.sh >/dev/null
 	npx mocha --no-config --forbid-pending --timeout 600000 --exit 'dist/test/cluster/**/*.test.js'
 
-# The service against a hand-written node:http baseline, and WORKERS=2 against 1, on 1M rows,
-# on MySQL and on SQLite, and query shapes at 10k, 100k and 1M rows (scripts/bench, about
-# 13 minutes once its databases are seeded). Writes scripts/bench/results.json and prints one
-# table. BENCH_ARGS passes options, e.g. BENCH_ARGS="--quick" or "--only load".
+# Three sides on the same requests in the same run: the bare node:http server (baseline.mjs),
+# the floor of the service's libraries (floor.mjs: express 5, express.json(), ajv, res.json()
+# around the same SQL and token check) and the service; service / floor and floor / bare in
+# req/s and CPU per request (targets: service >= 0.95x the floor's req/s, <= 1.1x its CPU),
+# `in` kind and mix, MySQL and SQLite; then WORKERS=2 against 1 and query shapes at 10k, 100k
+# and 1M rows (scripts/bench/README.md, about 20 minutes once its databases are seeded).
+# Writes scripts/bench/results.json and prints one table. BENCH_ARGS passes options, e.g.
+# BENCH_ARGS="--quick" or "--only compare".
 bench: build
 	url=$$(scripts/ensure-mysql.sh); \
 	MYSQL_URL="$$url" node scripts/bench/run.mjs $(BENCH_ARGS)

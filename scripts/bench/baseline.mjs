@@ -1,214 +1,30 @@
-// The bench's baseline: the same answers to the mix as the service, written by hand on
-// node:http + jsonwebtoken and the bare driver: mysql2's prepared statements (DATABASE_URL)
-// or better-sqlite3's (SQLITE_FILE). No framework, no validation, no query builder, no
-// logging: each request shape the mix sends maps to fixed parameterized SQL. It is the
-// floor of what Node and the database cost for this work, not a second implementation of
-// the API (it trusts its input and knows only the filters the mix uses).
-import crypto from 'node:crypto';
+// The bench's bare side: the hand-written answers (bare-answers.mjs) on node:http alone. No
+// framework, no validation, no logging: the floor of what Node, the token and the database
+// cost for this work.
 import http from 'node:http';
-import jwt from 'jsonwebtoken';
+import { bareAnswers, failed, notFound, roles } from './bare-answers.mjs';
 
 const env = process.env;
+const answers = await bareAnswers(env);
+const operations = new Set(answers.operations);
 
-/**
- * The engine: `all(sql, args)` resolves the rows of a SELECT; `text(col)` is a string column
- * as compared and sorted, `value(v)` a string value bound against it. SQLite compares
- * fold(col), as the service's indexes are built (its own fold function, registered here
- * too); MySQL's collation folds by itself.
- */
-async function engineOf() {
-  if (env.SQLITE_FILE) {
-    const { default: Database } = await import('better-sqlite3');
-    const db = new Database(env.SQLITE_FILE, { readonly: true });
-    db.pragma('journal_mode = WAL');
-    const fold = (v) => (typeof v === 'string' ? v.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase() : v);
-    db.function('fold', { deterministic: true }, fold);
-    const statements = new Map();
-    return {
-      all: async (sql, args) => {
-        let st = statements.get(sql);
-        if (!st) statements.set(sql, (st = db.prepare(sql)));
-        return st.all(args);
-      },
-      text: (col) => `fold(${col})`,
-      value: fold,
-      date: (v) => new Date(v),
-      sqlite: true,
-    };
-  }
-  const { default: mysql } = await import('mysql2/promise');
-  const u = new URL(env.DATABASE_URL);
-  const pool = mysql.createPool({
-    host: u.hostname,
-    port: Number(u.port || 3306),
-    user: decodeURIComponent(u.username),
-    password: decodeURIComponent(u.password),
-    database: u.pathname.slice(1),
-    // Same driver settings and pool size as the service (src/db/connect.ts).
-    connectionLimit: Number(env.POOL_MAX ?? 10),
-    charset: 'utf8mb4',
-    timezone: 'Z',
-    supportBigNumbers: true,
-    bigNumberStrings: true,
-  });
-  return {
-    all: async (sql, args) => (await pool.execute(sql, args))[0],
-    text: (col) => col,
-    value: (v) => v,
-    date: (v) => v,
-    sqlite: false,
-  };
-}
-
-const engine = await engineOf();
-const key = crypto.createSecretKey(Buffer.from(env.JWT_SECRET, 'utf8'));
-const verifyOptions = { algorithms: ['HS256'], issuer: 'impianti-api', audience: 'impianti-api', clockTolerance: 30 };
-
-/** Roles of a valid bearer token, or undefined. */
-function rolesOf(req) {
-  const h = req.headers.authorization;
-  if (!h || !h.startsWith('Bearer ')) return undefined;
-  try {
-    return jwt.verify(h.slice(7), key, verifyOptions).roles;
-  } catch {
-    return undefined;
-  }
-}
-
-const tables = {
-  SoggettoRecapitoQuery: {
-    table: 'soggetto_recapito',
-    fields: { id: 'id', soggettoId: 'soggetto_id', tipoRecapitoId: 'tipo_recapito_id', recapito: 'recapito', codiceEsterno: 'codice_esterno' },
-    booleans: new Set(),
-  },
-  CaratteristicaGruppoQuery: {
-    table: 'caratteristica_gruppo',
-    fields: { id: 'id', descrizione: 'descrizione', tipoCaratteristicaSezioneId: 'tipo_caratteristica_sezione_id', isDisattiva: 'is_disattiva', iconaImmagineId: 'icona_immagine_id', ordineVista: 'ordine_vista' },
-    booleans: new Set(['isDisattiva']),
-  },
-};
-const lowerFirst = (s) => s[0].toLowerCase() + s.slice(1);
-const upperFirst = (s) => s[0].toUpperCase() + s.slice(1);
-
-// The `next` cursor, as the service signs it (design.md §7): the last row's sort values, the
-// HMAC-SHA256 of the query's binding (operation, sorted filters, order) and those values.
-const cursorKey = Buffer.from(crypto.hkdfSync('sha256', env.CURSOR_SECRET || env.JWT_SECRET, 'impianti-api', 'query cursor', 32));
-function cursorOf(binding, values) {
-  const payload = Buffer.from(JSON.stringify(values)).toString('base64url');
-  return `${payload}.${crypto.createHmac('sha256', cursorKey).update(`${binding}\n${payload}`).digest('base64url').slice(0, 22)}`;
-}
-const escapeLike = (v) => v.replace(/[\\%_]/g, (c) => `\\${c}`);
-
-/** WHERE terms for the filters the mix sends. */
-function where(spec, body) {
-  const sql = [];
-  const args = [];
-  // Each filter as the cursor's binding names it: [Field, operator, values].
-  const filters = [];
-  for (const [name, value] of Object.entries(body)) {
-    let m;
-    if ((m = /^(\w+)In$/.exec(name)) && spec.fields[m[1]]) {
-      sql.push(`${spec.fields[m[1]]} IN (${value.map(() => '?').join(', ')})`);
-      args.push(...value);
-      filters.push(JSON.stringify([upperFirst(m[1]), 'in', value]));
-    } else if ((m = /^(\w+)Between$/.exec(name)) && spec.fields[m[1]]) {
-      sql.push(`${spec.fields[m[1]]} BETWEEN ? AND ?`);
-      args.push(value[0], value[1]);
-      filters.push(JSON.stringify([upperFirst(m[1]), 'between', value]));
-    } else if ((m = /^(\w+)StartsWith$/.exec(name)) && spec.fields[m[1]]) {
-      filters.push(JSON.stringify([upperFirst(m[1]), 'startsWith', [value]]));
-      const col = engine.text(spec.fields[m[1]]);
-      const prefix = engine.value(value);
-      // SQLite uses an index on fold(col) only for a range (its LIKE optimization needs a bare column).
-      if (engine.sqlite) (sql.push(`${col} >= ? AND ${col} < ?`), args.push(prefix, prefix.slice(0, -1) + String.fromCodePoint(prefix.codePointAt(prefix.length - 1) + 1)));
-      sql.push(`${col} LIKE ? ESCAPE ?`);
-      args.push(`${escapeLike(prefix)}%`, '\\');
-    } else if (spec.fields[name]) {
-      sql.push(`${spec.fields[name]} = ?`);
-      args.push(typeof value === 'boolean' ? Number(value) : value);
-      filters.push(JSON.stringify([upperFirst(name), 'eq', [value]]));
-    }
-  }
-  return { sql: sql.length ? ` WHERE ${sql.join(' AND ')}` : '', args, filters: filters.sort() };
-}
-
-async function query(operation, body) {
-  const spec = tables[operation];
-  const w = where(spec, body);
-  const take = Math.min(body.take ?? 100, 1000);
-  const skip = body.skip ?? 0;
-  const props = body.fields ? body.fields.split(',').map((f) => lowerFirst(f.trim())) : Object.keys(spec.fields);
-  const order = body.orderBy ? `${spec.fields[lowerFirst(body.orderBy)]} ASC, id ASC` : 'id ASC';
-  const orderProps = body.orderBy ? [lowerFirst(body.orderBy), 'id'] : ['id'];
-  const read = [...new Set([...props, ...orderProps])];
-  // One row past the page, as the service reads it, tells whether a further page exists.
-  const page = engine.all(`SELECT ${read.map((p) => spec.fields[p]).join(', ')} FROM ${spec.table}${w.sql} ORDER BY ${order} LIMIT ? OFFSET ?`, [...w.args, take + 1, skip]);
-  // Include: Total, COUNT(*) Alias and MAX(Field) Alias, in one summary statement.
-  const selects = [];
-  const meta = [];
-  for (const item of (body.include ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
-    let m;
-    if (item === 'Total') selects.push('COUNT(*) AS total');
-    else if ((m = /^COUNT\(\*\) (\w+)$/.exec(item))) (selects.push(`COUNT(*) AS a${meta.length}`), meta.push(m[1]));
-    else if ((m = /^MAX\((\w+)\) (\w+)$/.exec(item))) (selects.push(`MAX(${spec.fields[lowerFirst(m[1])]}) AS a${meta.length}`), meta.push(m[2]));
-  }
-  const summary = selects.length ? engine.all(`SELECT ${selects.join(', ')} FROM ${spec.table}${w.sql}`, w.args) : undefined;
-  const [found, summaryRows] = await Promise.all([page, summary]);
-  const s = summaryRows?.[0];
-  const rows = found.slice(0, take);
-  const results = rows.map((row) => {
-    const out = {};
-    for (const p of props) {
-      const v = row[spec.fields[p]];
-      if (v !== null) out[p] = spec.booleans.has(p) ? v !== 0 : v;
-    }
-    return out;
-  });
-  const response = { offset: skip };
-  if (s && 'total' in s) response.total = Number(s.total);
-  response.results = results;
-  if (found.length > take) {
-    const binding = JSON.stringify([operation, w.filters, orderProps.map((p) => [upperFirst(p), false])]);
-    response.next = cursorOf(binding, orderProps.map((p) => rows.at(-1)[spec.fields[p]]));
-  }
-  if (meta.length) {
-    response.meta = {};
-    meta.forEach((alias, i) => {
-      if (s[`a${i}`] !== null) response.meta[alias] = String(s[`a${i}`]);
-    });
-  }
-  return response;
-}
-
-const fileColumns = 'f.id, f.nome, f.is_folder, f.folder_id, f.impianto_id, f.data_creazione, f.data_aggiornamento';
-const fileDto = (r) => {
-  const dto = { id: r.id, nome: r.nome, isFolder: r.is_folder !== 0 };
-  if (r.folder_id !== null) dto.folderId = r.folder_id;
-  dto.dataCreazione = engine.date(r.data_creazione).toISOString();
-  dto.dataAggiornamento = engine.date(r.data_aggiornamento).toISOString();
-  if (r.impianto_id !== null) dto.impiantoId = r.impianto_id;
-  return dto;
-};
-
-async function files(impiantoId) {
-  const [root] = await engine.all(
-    `SELECT i.id AS found, ${fileColumns} FROM impianto i
-       LEFT JOIN impianto_file f ON f.id = (SELECT MIN(r.id) FROM impianto_file r WHERE r.impianto_id = i.id AND r.folder_id IS NULL)
-      WHERE i.id = ? LIMIT 1`,
-    [impiantoId],
-  );
-  if (!root) return undefined;
-  if (root.id === null) return { contents: [] };
-  const contents = root.is_folder
-    ? await engine.all(`SELECT ${fileColumns} FROM impianto_file f WHERE f.folder_id = ? ORDER BY f.is_folder DESC, ${engine.text('f.nome')} ASC, f.id ASC`, [root.id])
-    : [];
-  return { rootFile: fileDto(root), contents: contents.map(fileDto) };
-}
-
-function send(res, status, body) {
+function send(res, [status, body]) {
   const json = JSON.stringify(body);
   res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(json) });
   res.end(json);
+}
+
+async function handle(req, text) {
+  const url = req.url;
+  if (url === '/ready') return answers.ready();
+  let m;
+  if (req.method === 'POST' && (m = /^\/json\/reply\/(\w+)$/.exec(url)) && operations.has(m[1])) {
+    return answers.denied(req.headers.authorization, roles.query) ?? answers.query(m[1], JSON.parse(text));
+  }
+  if (req.method === 'GET' && (m = /^\/impianti\/(\d+)\/files$/.exec(url))) {
+    return answers.denied(req.headers.authorization, roles.files) ?? answers.files(Number(m[1]));
+  }
+  return notFound;
 }
 
 const server = http.createServer((req, res) => {
@@ -216,33 +32,10 @@ const server = http.createServer((req, res) => {
   req.on('data', (c) => chunks.push(c));
   req.on('end', () => {
     handle(req, chunks.length ? Buffer.concat(chunks).toString('utf8') : '')
-      .then(([status, body]) => send(res, status, body))
-      .catch((err) => send(res, 500, { responseStatus: { errorCode: 'InternalServerError', message: String(err.message) } }));
+      .then((answer) => send(res, answer))
+      .catch((err) => send(res, failed(err)));
   });
 });
-
-async function handle(req, text) {
-  const url = req.url;
-  if (url === '/ready') {
-    await engine.all('SELECT 1', []);
-    return [200, { status: 'ok' }];
-  }
-  let m;
-  if (req.method === 'POST' && (m = /^\/json\/reply\/(\w+)$/.exec(url)) && tables[m[1]]) {
-    const roles = rolesOf(req);
-    if (!roles) return [401, { responseStatus: { errorCode: 'Unauthorized' } }];
-    if (!roles.includes('Admin')) return [403, { responseStatus: { errorCode: 'Forbidden' } }];
-    return [200, await query(m[1], JSON.parse(text))];
-  }
-  if (req.method === 'GET' && (m = /^\/impianti\/(\d+)\/files$/.exec(url))) {
-    const roles = rolesOf(req);
-    if (!roles) return [401, { responseStatus: { errorCode: 'Unauthorized' } }];
-    if (!roles.includes('Admin') && !roles.includes('ApiUser')) return [403, { responseStatus: { errorCode: 'Forbidden' } }];
-    const body = await files(Number(m[1]));
-    return body ? [200, body] : [404, { responseStatus: { errorCode: 'NotFound' } }];
-  }
-  return [404, { responseStatus: { errorCode: 'NotFound' } }];
-}
 
 server.listen(Number(env.PORT ?? 8090), env.HOST ?? '127.0.0.1');
 const stop = () => server.close(() => process.exit(0));

@@ -1,6 +1,6 @@
 // What every phase of the bench shares: the options, the table sizes, the tokens, the
-// statistics, and how the service and the baseline are started (the service as `npm start`
-// runs it, from a private copy of the build).
+// statistics, and how the service, the floor and the baseline are started (the service as
+// `npm start` runs it, from a private copy of the build).
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import jwt from 'jsonwebtoken';
@@ -111,7 +111,13 @@ export function startService(db, name, extra = {}) {
   });
 }
 
-export function startBaseline(db, name) {
+/** A hand-written side on `db`: `baseline.mjs` (bare node:http) or `floor.mjs` (express, ajv). */
+function startHandWritten(file, db, name, extra = {}) {
   const env = db.engine === 'mysql' ? { DATABASE_URL: db.url } : { SQLITE_FILE: db.file };
-  return startNode({ args: [new URL('baseline.mjs', here).pathname], env: { ...env, JWT_SECRET: secret, HOST: '127.0.0.1', NODE_ENV: 'production' }, logFile: new URL(`${name}.log`, out).pathname });
+  return startNode({ args: [new URL(file, here).pathname], env: { ...env, JWT_SECRET: secret, HOST: '127.0.0.1', NODE_ENV: 'production', ...extra }, logFile: new URL(`${name}.log`, out).pathname });
 }
+
+export const startBaseline = (db, name) => startHandWritten('baseline.mjs', db, name);
+
+/** The floor validates against the contract the service serves: the snapshot's. */
+export const startFloor = (db, name) => startHandWritten('floor.mjs', db, name, { CONTRACT_FILE: new URL('generated/openapi.json', appRoot()).pathname });

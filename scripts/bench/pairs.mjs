@@ -1,5 +1,5 @@
-// Two servers compared in pairs of closed-loop rounds: throughput, latency and the CPU each
-// server's processes used per request, as ratios of side `a` to side `b`, one per pair.
+// Servers compared in pairs of closed-loop rounds: throughput, latency and the CPU each
+// server's processes used per request, and their ratios between two sides, one per pair.
 import { closedLoop, percentile } from './load.mjs';
 import { mixSequence } from './mix.mjs';
 import { cpuSeconds, treeOf } from './processes.mjs';
@@ -35,47 +35,56 @@ function figures(r) {
 }
 
 /**
- * A pair runs A B B A, each side for half of `seconds` each time; each side's halves are
- * joined. Each side runs once right after the other and once after itself, and a drift of
- * the machine's speed that is steady over the pair cancels. The side that opens alternates.
+ * A pair runs the sides in one order and then in its mirror (A B B A for two, A B C C B A for
+ * three), each for half of `seconds` each time; each side's halves are joined. Every side's
+ * two rounds sit at the same mean time in the pair, so a drift of the machine's speed that is
+ * steady over the pair cancels from every ratio. The order rotates from pair to pair, so the
+ * sides take turns opening the pair and running right after themselves.
  */
 async function pair(sides, makeNext, i) {
-  const [first, second] = i % 2 ? ['a', 'b'] : ['b', 'a'];
-  const halves = { a: [], b: [] };
-  for (const [side, seed] of [[first, 100 + i], [second, 100 + i], [second, 200 + i], [first, 200 + i]]) {
-    halves[side].push(await measure(sides[side], makeNext(seed), seconds / 2));
+  const names = Object.keys(sides);
+  const order = names.map((_, k) => names[(k + i - 1) % names.length]);
+  const halves = Object.fromEntries(names.map((n) => [n, []]));
+  for (const [name, seed] of [...order.map((n) => [n, 100 + i]), ...order.toReversed().map((n) => [n, 200 + i])]) {
+    halves[name].push(await measure(sides[name], makeNext(seed), seconds / 2));
   }
-  return { a: join(...halves.a), b: join(...halves.b) };
+  return Object.fromEntries(names.map((n) => [n, join(...halves[n])]));
 }
 
+/** A ratio x / y over the pairs of a series: req/s and CPU per request, each a median and its spread. */
+export const ratio = (series, x, y) => ({
+  rps: spread(series.pairs.map((p) => p[x].rps / p[y].rps)),
+  cpu: spread(series.pairs.map((p) => p[x].cpuMsPerRequest / p[y].cpuMsPerRequest)),
+});
+
 /**
- * `pairs` pairs of `names` (a kind of the mix, or all of them) after a warm-up of each side:
- * each side's median figures, each pair's ratios a / b, their median and spread, and the CPU
- * seconds each process of side `a` used over all pairs.
+ * `pairs` pairs of `names` (a kind of the mix, or all of them) against `sides` ({ name: side }),
+ * after a warm-up of each side: each side's median figures, each pair's figures, and the CPU
+ * seconds each process of each side used over all pairs.
  */
-export async function pairSeries(sides, kinds, names, label) {
+export async function series(sides, kinds, names, label) {
   const makeNext = (seed) => mixSequence(kinds, seed, names);
-  for (const side of ['a', 'b']) await measure(sides[side], makeNext(1), warmup);
+  const sideNames = Object.keys(sides);
+  for (const name of sideNames) await measure(sides[name], makeNext(1), warmup);
   const list = [];
-  const cpuByPidA = {};
+  const cpuSecondsByPid = Object.fromEntries(sideNames.map((n) => [n, {}]));
   for (let i = 1; i <= pairs; i++) {
     const r = await pair(sides, makeNext, i);
-    for (const side of ['a', 'b']) {
-      const bad = Object.entries(r[side].statuses).filter(([st]) => st !== '200');
-      if (bad.length || r[side].errors) log(`${label} ${side}: non-200 answers ${JSON.stringify(Object.fromEntries(bad))}, errors ${r[side].errors}`);
+    for (const name of sideNames) {
+      const bad = Object.entries(r[name].statuses).filter(([st]) => st !== '200');
+      if (bad.length || r[name].errors) log(`${label} ${name}: non-200 answers ${JSON.stringify(Object.fromEntries(bad))}, errors ${r[name].errors}`);
+      for (const [pid, s] of Object.entries(r[name].cpuByPid)) cpuSecondsByPid[name][pid] = round3((cpuSecondsByPid[name][pid] ?? 0) + s);
     }
-    for (const [pid, s] of Object.entries(r.a.cpuByPid)) cpuByPidA[pid] = round3((cpuByPidA[pid] ?? 0) + s);
-    list.push({ a: figures(r.a), b: figures(r.b) });
+    list.push(Object.fromEntries(sideNames.map((n) => [n, figures(r[n])])));
     const p = list.at(-1);
-    log(`${label} pair ${i}: ${p.a.rps} / ${p.b.rps} req/s, CPU ${p.a.cpuMsPerRequest} / ${p.b.cpuMsPerRequest} ms per request`);
+    log(`${label} pair ${i}: ${sideNames.map((n) => p[n].rps).join(' / ')} req/s, CPU ${sideNames.map((n) => p[n].cpuMsPerRequest).join(' / ')} ms per request`);
   }
-  const side = (k) => Object.fromEntries(['rps', 'p50', 'p99', 'cpuMsPerRequest'].map((f) => [f, median(list.map((p) => p[k][f]))]));
-  return {
-    a: side('a'),
-    b: side('b'),
-    rps: spread(list.map((p) => p.a.rps / p.b.rps)),
-    cpu: spread(list.map((p) => p.a.cpuMsPerRequest / p.b.cpuMsPerRequest)),
-    cpuSecondsByPidA: cpuByPidA,
-    pairs: list,
-  };
+  const side = (n) => Object.fromEntries(['rps', 'p50', 'p99', 'cpuMsPerRequest'].map((f) => [f, round3(median(list.map((p) => p[n][f])))]));
+  return { sides: Object.fromEntries(sideNames.map((n) => [n, side(n)])), cpuSecondsByPid, pairs: list };
+}
+
+/** A series of two sides `a` and `b`: each side's median figures, the ratios a / b, and the CPU seconds of each process of `a`. */
+export async function pairSeries(sides, kinds, names, label) {
+  const s = await series(sides, kinds, names, label);
+  return { ...s.sides, ...ratio(s, 'a', 'b'), cpuSecondsByPidA: s.cpuSecondsByPid.a, pairs: s.pairs };
 }

@@ -1,14 +1,16 @@
-// `compare`: the service against the baseline on one engine, on the largest tables: the `in`
-// kind alone and the whole mix, in pairs (pairs.mjs), and the service's peak memory.
+// `compare`: the service against the floor of its own libraries (floor.mjs) and the floor
+// against the bare baseline (baseline.mjs), on one engine, on the largest tables: the `in`
+// kind alone and the whole mix, the three sides in the same pairs (pairs.mjs), and the
+// service's peak memory.
 import { isDeepStrictEqual } from 'node:util';
 import { mixKinds, mixSequence } from './mix.mjs';
 import { peakRssMb, readThrough, stop, treeOf } from './processes.mjs';
-import { pairSeries } from './pairs.mjs';
+import { ratio, series } from './pairs.mjs';
 import { prepare } from './seed.mjs';
-import { largest, log, tokens, startService, startBaseline } from './context.mjs';
+import { largest, log, tokens, startService, startFloor, startBaseline } from './context.mjs';
 
-/** Both servers must give the same answers, or the comparison means nothing. */
-async function checkSameAnswers(kinds, a, b) {
+/** Each side must give the other's answers, or the comparison means nothing. */
+async function checkSameAnswers(kinds, sides) {
   const next = mixSequence(kinds, 4242);
   const fetchJson = async (port, r) => {
     const res = await fetch(`http://127.0.0.1:${port}${r.path}`, {
@@ -18,11 +20,15 @@ async function checkSameAnswers(kinds, a, b) {
     });
     return { status: res.status, body: await res.json() };
   };
+  const names = Object.keys(sides);
   for (let i = 0; i < 20 * Object.keys(kinds).length; i++) {
     const r = next();
-    const [x, y] = await Promise.all([fetchJson(a.port, r), fetchJson(b.port, r)]);
-    if (x.status !== 200 || !isDeepStrictEqual(x, y)) {
-      throw new Error(`service and baseline disagree on ${r.name} ${JSON.stringify(r.body ?? r.path)}:\n${JSON.stringify(x).slice(0, 600)}\n${JSON.stringify(y).slice(0, 600)}`);
+    const answers = await Promise.all(names.map((n) => fetchJson(sides[n].port, r)));
+    for (let k = 1; k < names.length; k++) {
+      const [x, y] = [answers[k - 1], answers[k]];
+      if (x.status !== 200 || !isDeepStrictEqual(x, y)) {
+        throw new Error(`${names[k - 1]} and ${names[k]} disagree on ${r.name} ${JSON.stringify(r.body ?? r.path)}:\n${JSON.stringify(x).slice(0, 600)}\n${JSON.stringify(y).slice(0, 600)}`);
+      }
     }
   }
 }
@@ -33,24 +39,39 @@ async function checkSameAnswers(kinds, a, b) {
  */
 export const warmFile = (db) => (db.engine === 'sqlite' ? () => readThrough(db.file) : undefined);
 
+/**
+ * The figures of one kind: each side's medians; `serviceFloor` and `floorBare`, the ratios
+ * the targets read and what the libraries cost; `rps` and `cpu`, service / bare.
+ */
+function comparison(s) {
+  return { sides: s.sides, serviceFloor: ratio(s, 'service', 'floor'), floorBare: ratio(s, 'floor', 'bare'), ...ratio(s, 'service', 'bare'), pairs: s.pairs };
+}
+
 export async function comparePhase(engine, results) {
   const db = await prepare(engine, largest);
   const kinds = mixKinds(largest);
   const service = await startService(db, `service-${engine}`);
-  const baseline = await startBaseline(db, `baseline-${engine}`);
+  const floor = await startFloor(db, `floor-${engine}`);
+  const bare = await startBaseline(db, `baseline-${engine}`);
   results.startup.push({ where: `compare, ${engine}`, readyMs: service.readyMs });
   try {
-    await checkSameAnswers(kinds, service, baseline);
-    const sides = { a: { ...service, warm: warmFile(db) }, b: { ...baseline, warm: warmFile(db) } };
+    const started = { service, floor, bare };
+    // Floor between the two: the service is checked against the floor, the floor against the bare side.
+    await checkSameAnswers(kinds, started);
+    const sides = Object.fromEntries(Object.entries(started).map(([n, s]) => [n, { ...s, warm: warmFile(db) }]));
     const compare = {};
     for (const [kind, names] of [['in', ['in']], ['mix', Object.keys(kinds)]]) {
-      compare[kind] = await pairSeries(sides, kinds, names, `${engine} ${kind}, service / baseline`);
+      compare[kind] = comparison(await series(sides, kinds, names, `${engine} ${kind}, service / floor / bare`));
     }
     compare.peakRssMb = Math.max(...treeOf(service.child.pid).map(peakRssMb));
+    compare.floorPeakRssMb = peakRssMb(floor.child.pid);
+    compare.barePeakRssMb = peakRssMb(bare.child.pid);
     (results.compare ??= {})[engine] = compare;
-    log(`${engine}: in ${compare.in.rps.median}, mix ${compare.mix.rps.median} x the baseline's req/s; peak RSS ${compare.peakRssMb} MB`);
+    const line = (k) => `${k}: service / floor ${compare[k].serviceFloor.rps.median} req/s, ${compare[k].serviceFloor.cpu.median} CPU; floor / bare ${compare[k].floorBare.rps.median}, ${compare[k].floorBare.cpu.median}`;
+    log(`${engine}: ${line('in')}; ${line('mix')}; peak RSS ${compare.peakRssMb} MB`);
   } finally {
-    await stop(baseline.child);
+    await stop(bare.child);
+    await stop(floor.child);
     await stop(service.child);
   }
 }

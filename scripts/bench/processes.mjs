@@ -1,6 +1,6 @@
-// The bench's child processes (the service, with its workers when WORKERS > 1, and the
-// baseline): start and time to /ready, CPU and peak memory read from /proc, stop. Every
-// child's process tree is killed when the bench exits, however it exits.
+// The bench's child processes (the service, with its workers when WORKERS > 1, the floor
+// and the baseline): start and time to /ready, CPU and peak memory read from /proc, stop.
+// Every child's process tree is killed when the bench exits, however it exits.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';

@@ -67,6 +67,3 @@ async function isCurrent(db: Knex): Promise<boolean> {
   }
 }
 
-export async function rollbackAll(db: Knex): Promise<void> {
-  await db.migrate.rollback({ migrationSource: source }, true);
-}

@@ -31,30 +31,34 @@ function acquireTimeout(ms: number): Error {
   return Object.assign(new Error(`No database connection within ${ms} ms`), { code: 'POOL_ACQUIRE_TIMEOUT' });
 }
 
-/** mysql2's pool, its sockets made here (its `stream` option) so a connection can be destroyed whole. */
-function poolWithOwnSockets(options: MysqlReadPoolOptions): { pool: Pool; discard(conn: PoolConnection): void } {
+/**
+ * A socket that is destroyed as soon as its side is shut: mysql2 closes a connection by
+ * ending its stream, a half-close, and a hung server never answers that FIN, so the
+ * descriptor would stay open.
+ */
+class ClosingSocket extends net.Socket {
+  override end(...args: unknown[]): this {
+    (super.end as (...a: unknown[]) => this).apply(this, args);
+    this.destroy();
+    return this;
+  }
+}
+
+/** mysql2's pool, its sockets made here (its `stream` option) so that closing a connection closes its socket whole. */
+function poolWithOwnSockets(options: MysqlReadPoolOptions): Pool {
   const { host, port } = options.connection;
-  const sockets = new WeakMap<object, net.Socket>();
-  const pool = createPool({
+  return createPool({
     ...options.connection,
     connectionLimit: options.max,
-    stream: (opts: { config: object }) => {
-      const socket = net.connect(port, host);
+    stream: () => {
+      const socket = new ClosingSocket().connect(port, host);
       // What mysql2 does for the sockets it makes itself: without it Nagle's algorithm holds
       // each small statement packet back until the server's delayed ACK.
       socket.setNoDelay(true);
       socket.setKeepAlive(true);
-      sockets.set(opts.config, socket);
       return socket;
     },
   });
-  return {
-    pool,
-    discard(conn) {
-      conn.destroy();
-      sockets.get(conn.config)?.destroy();
-    },
-  };
 }
 
 /** The pool's open connections, counted from its public events: a new connection, one that ended or failed. */
@@ -74,7 +78,8 @@ function openConnections(pool: Pool): () => number {
 }
 
 export function createMysqlReadPool(options: MysqlReadPoolOptions): MysqlReadPool {
-  const { pool, discard } = poolWithOwnSockets(options);
+  const pool = poolWithOwnSockets(options);
+  const discard = (conn: PoolConnection) => conn.destroy();
   const open = openConnections(pool);
   const ready = new WeakSet<PoolConnection>();
   let used = 0;

@@ -8,7 +8,7 @@ import { knexReads } from './knex-reads.js';
 import type { PoolFigures, ReadExecutor, SelectOn, Snapshot } from './read-executor.js';
 import type { Table } from './table.js';
 
-export { cellOf, firstCell, keyOf, type Cells, type Table } from './table.js';
+export { cellOf, firstCell, keyOf, tableOfNamed, type Cells, type Table } from './table.js';
 export type { SelectOn, Snapshot } from './read-executor.js';
 
 type Row = Record<string, unknown>;

@@ -34,12 +34,6 @@ export function openSqliteFile(file: string, options: OpenOptions): Opened {
   }
 }
 
-/** The bytes the database occupies on disk: the file and its write-ahead log. */
-export function sqliteBytes(file: string): number {
-  const size = (f: string) => (fs.existsSync(f) ? fs.statSync(f).size : 0);
-  return size(file) + size(`${file}-wal`);
-}
-
 /** The WAL and index files of `file` that do not exist yet. */
 export const absentSideFiles = (file: string): string[] => ['-wal', '-shm'].map((s) => file + s).filter((side) => !fs.existsSync(side));
 

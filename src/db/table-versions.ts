@@ -7,7 +7,7 @@ import type { Dialect } from './dialect.js';
 import { dialectOf } from './dialect.js';
 import { translateDbError } from './driver-errors.js';
 import { prepare } from './prepared.js';
-import { selectRows } from './select.js';
+import { cellOf, keyOf, selectRows, type Cells, type Table } from './select.js';
 
 /** The tables whose rows an answer is made of: the two queries' and the installation files'. */
 export const versionedTables = ['caratteristica_gruppo', 'soggetto_recapito', 'impianto', 'impianto_file'] as const;
@@ -72,6 +72,45 @@ function statementFor(db: Knex, tables: readonly string[]) {
     byList.set(key, statement);
   }
   return statement;
+}
+
+/**
+ * The versions an answer's first statement read beside its rows (versionColumns): `seen:
+ * false` when that statement returned no row, so nothing was read; `versions` undefined
+ * when a table has no version row.
+ */
+export type VersionsSeen = { readonly seen: false } | { readonly seen: true; readonly versions: string | undefined };
+
+export const versionsUnseen: VersionsSeen = Object.freeze({ seen: false });
+
+/** The column a version is read into beside an answer's rows: no catalog column starts with `_`. */
+const versionColumn = (table: string): string => `_version_${table}`;
+
+/**
+ * Columns that read the versions of `tables` in the statement of an answer's rows, as SQL
+ * fragments (`?` values, `??` identifiers): one primary-key lookup each, evaluated once per
+ * statement, and read in the same snapshot as the rows, which is what lets an answer's first
+ * statement stand for the versions read before it (design.md §8, "Table versions").
+ */
+export function versionColumns(tables: readonly string[]): { readonly sql: string; readonly bindings: readonly string[] }[] {
+  return [...tables].sort().map((table) => ({
+    sql: '(SELECT ?? FROM ?? WHERE ?? = ?) AS ??',
+    bindings: ['version', 'table_versions', 'table_name', table, versionColumn(table)],
+  }));
+}
+
+/**
+ * The versions of `tables` as readVersions gives them, read off a row of a statement that
+ * carried versionColumns(tables); undefined when a table has no version row.
+ */
+export function versionsOfRow(tables: readonly string[], table: Table, row: Cells): string | undefined {
+  const parts: string[] = [];
+  for (const name of [...tables].sort()) {
+    const version = cellOf(row, keyOf(table, versionColumn(name)));
+    if (version === null || version === undefined) return undefined;
+    parts.push(`${name}=${String(version)}`);
+  }
+  return parts.join(';');
 }
 
 /**

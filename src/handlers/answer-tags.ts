@@ -22,7 +22,7 @@ export function representationVersion(settings: readonly (string | Buffer)[]): s
   return digestOf([contractDigest, digestOf(settings)]);
 }
 
-type Asked = Pick<OperationRequest, 'principal' | 'conditional' | 'format'>;
+export type Asked = Pick<OperationRequest, 'principal' | 'conditional' | 'format'>;
 
 /** The tag of an answer to `request` asking `what` (its normalized form), with the tables at `versions`. */
 export function answerTag(service: string, request: Asked, what: string, versions: string, weak = false): string {

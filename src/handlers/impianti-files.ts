@@ -1,17 +1,18 @@
 // HTTP handler of GetImpiantoFilesRequest: delegates to src/impianti. The edge has already
 // authenticated the caller and validated ImpiantoId against its schema (an int32 of at
 // least 1), so the handler receives a number it can use as it is. Its reads, the table
-// versions and then the rows, run on the one database the read router picks (a replica, or
-// the primary; design.md §12), and its answers are tagged like the queries' (§6, §7).
+// versions and the rows, run on the one database the read router picks (a replica, or the
+// primary; design.md §12), and its answers are tagged like the queries' (§6, §7).
 import type { Knex } from 'knex';
 import type { Config } from '../config.js';
 import type { Reads } from '../db/replicas.js';
-import { readVersions, type VersionedTable } from '../db/table-versions.js';
+import type { VersionedTable } from '../db/table-versions.js';
 import { taggedHeaders } from '../http/entity-tag.js';
 import type { HandlerMap, Response } from '../http/operation.js';
-import { getImpiantoFiles } from '../impianti/get-impianto-files.js';
+import { readImpiantoFiles } from '../impianti/get-impianto-files.js';
 import { createImpiantoFilesRepository, type ImpiantoFilesRepository } from '../impianti/impianto-files-repository.js';
-import { answerTag, held, notModified, representationVersion } from './answer-tags.js';
+import { answerTag, representationVersion } from './answer-tags.js';
+import { taggedRead } from './conditional-read.js';
 
 /** The answer is made of these tables' rows alone: the installation and its files. */
 const tables: readonly VersionedTable[] = ['impianto', 'impianto_file'];
@@ -26,18 +27,26 @@ export function createImpiantiHandlers(deps: { reads: Reads; config: Config }): 
   };
   const service = representationVersion([]);
   return {
-    GetImpiantoFilesRequest: async (request): Promise<Response<'GetImpiantoFilesRequest'>> =>
-      deps.reads.run(async (db) => {
-        const { impiantoId } = request.dto;
-        const versions = await readVersions(db, tables, deps.config.queryTimeoutMs);
-        const tag = versions === undefined ? undefined : answerTag(service, request, `GetImpiantoFilesRequest ${impiantoId}`, versions);
-        // A tag the client holds was given to a 200: the installation existed at these
-        // versions, so it still does. `*` asks whether it exists at all: the rows say.
-        const holds = tag === undefined ? undefined : held(request, tag);
-        if (tag !== undefined && holds === 'tag') return notModified(tag);
-        const body = await getImpiantoFiles(repoOf(db), impiantoId);
-        if (tag === undefined) return { body };
-        return holds === 'any' ? notModified(tag) : { body, headers: taggedHeaders(tag) };
-      }),
+    GetImpiantoFilesRequest: async (request): Promise<Response<'GetImpiantoFilesRequest'>> => {
+      const { impiantoId } = request.dto;
+      const outcome = await deps.reads.run((db) =>
+        taggedRead({
+          db,
+          request,
+          tables,
+          timeoutMs: deps.config.queryTimeoutMs,
+          tagOf: (versions) => answerTag(service, request, `GetImpiantoFilesRequest ${impiantoId}`, versions),
+          read: async (versioned) => {
+            const { body, versions } = await readImpiantoFiles(repoOf(db), impiantoId, versioned);
+            return { value: body, versions };
+          },
+          // A tag the client holds was given to a 200: the installation existed at these
+          // versions, so it still does. `*` asks whether it exists at all: the read says.
+          alwaysExists: false,
+        }),
+      );
+      if ('notModified' in outcome) return outcome;
+      return outcome.tag === undefined ? { body: outcome.value } : { body: outcome.value, headers: taggedHeaders(outcome.tag) };
+    },
   };
 }

@@ -4,7 +4,6 @@
 import { operators, queryDtos, type QueryOperation } from '../../generated/query-catalog.js';
 import type { Config } from '../config.js';
 import type { Reads } from '../db/replicas.js';
-import { readVersions } from '../db/table-versions.js';
 import { taggedHeaders } from '../http/entity-tag.js';
 import { reportingFieldErrors, type CsvTable, type HandlerMap, type NotModified, type OperationRequest, type OperationResponse, type ResponseBody } from '../http/operation.js';
 import type { QueryDtoSpec } from '../query/catalog-types.js';
@@ -12,7 +11,8 @@ import { engineContext, type EngineContext } from '../query/engine-context.js';
 import type { QueryResponse, RecordOf } from '../query/records.js';
 import { planKey } from '../query/plan-key.js';
 import { compile, runPlan } from '../query/run-query.js';
-import { answerTag, held, notModified, representationVersion } from './answer-tags.js';
+import { answerTag, representationVersion } from './answer-tags.js';
+import { taggedRead } from './conditional-read.js';
 
 type QueryRequest = Pick<OperationRequest, 'format' | 'nextPageUrl' | 'principal' | 'conditional'> & Partial<Pick<OperationRequest, 'fieldErrors'>> & { readonly dto: object };
 
@@ -30,19 +30,26 @@ export function queryHandler<D extends QueryDtoSpec>(reads: Reads, ctx: EngineCo
     if (!planned.ok) throw planned.error;
     const plan = planned.value;
     const asked = planKey(plan);
-    // On a replica or the primary (design.md §12), the version where the rows are read and
-    // before them (§8); a failure is thrown so that a replica that went away is retried on the primary.
-    const outcome = await reads.run(async (db) => {
-      const versions = await readVersions(db, [dto.table], ctx.queryTimeoutMs);
-      const tag = versions === undefined ? undefined : answerTag(service, request, asked, versions, plan.estimatedTotal);
-      // Every query has an answer, so `*` holds as a matching tag does.
-      if (tag !== undefined && held(request, tag) !== undefined) return notModified(tag);
-      const executed = await runPlan(db, dto, plan, ctx);
-      if (!executed.ok) throw executed.error;
-      return { tag, response: executed.value };
-    });
+    // On a replica or the primary (design.md §12), the versions and the rows on the same
+    // database; a failure is thrown so that a replica that went away is retried on the primary.
+    const outcome = await reads.run((db) =>
+      taggedRead({
+        db,
+        request,
+        tables: [dto.table],
+        timeoutMs: ctx.queryTimeoutMs,
+        tagOf: (versions) => answerTag(service, request, asked, versions, plan.estimatedTotal),
+        read: async (versioned) => {
+          const executed = await runPlan(db, dto, plan, ctx, versioned);
+          if (!executed.ok) throw executed.error;
+          return { value: executed.value.response, versions: executed.value.versions };
+        },
+        // Every query has an answer, so `*` holds as a matching tag does.
+        alwaysExists: true,
+      }),
+    );
     if ('notModified' in outcome) return outcome;
-    const { tag, response } = outcome;
+    const { tag, value: response } = outcome;
     // RFC 8288: a GET's next page as a link, which a CSV answer has no other room for.
     const link = response.next === undefined ? undefined : request.nextPageUrl(response.next);
     const headers = { ...(tag === undefined ? {} : taggedHeaders(tag)), ...(link === undefined ? {} : { Link: `<${link}>; rel="next"` }) };

@@ -4,17 +4,21 @@ import type { Knex } from 'knex';
 import { dialectOf } from '../db/dialect.js';
 import { translateDbError } from '../db/driver-errors.js';
 import { prepare } from '../db/prepared.js';
-import { selectRows } from '../db/select.js';
+import { selectRows, tableOfNamed } from '../db/select.js';
+import { versionColumns, versionsOfRow, type VersionsSeen } from '../db/table-versions.js';
 import { sqlDialects } from '../query/sql-dialect.js';
 import { fileColumns, type ImpiantoFileRow } from './file-metadata.js';
 
 export type RootLookup =
   | { readonly found: false }
-  | { readonly found: true; readonly root: ImpiantoFileRow | undefined };
+  | { readonly found: true; readonly root: ImpiantoFileRow | undefined; readonly versions?: VersionsSeen };
 
 export interface ImpiantoFilesRepository {
-  /** Whether the impianto exists and, if so, its root (lowest id among rows with folder_id NULL). */
-  findRoot(impiantoId: number): Promise<RootLookup>;
+  /**
+   * Whether the impianto exists and, if so, its root (lowest id among rows with folder_id
+   * NULL); with `versioned` tables, their versions read in the same statement.
+   */
+  findRoot(impiantoId: number, versioned?: readonly string[]): Promise<RootLookup>;
   /** Direct children: folders first, then nome case- and accent-insensitively, then id. */
   listChildren(folderId: number): Promise<ImpiantoFileRow[]>;
 }
@@ -34,18 +38,28 @@ export function createImpiantoFilesRepository(db: Knex, options: { timeoutMs?: n
   };
 
   // Both queries are rendered by Knex once, on first use (db/prepared.ts).
-  const rootOf = prepare(1, ([impiantoId]) => {
-    // MIN(id) over (impianto_id, folder_id) resolves from the index alone (the index
-    // carries the primary key on both engines), so the LEFT JOIN costs one lookup.
-    const rootId = db.raw('(SELECT MIN(r.id) FROM impianto_file r WHERE r.impianto_id = i.id AND r.folder_id IS NULL)');
-    // LIMIT 1 written out, not bound: with a bound limit SQLite runs this statement in 16 µs
-    // instead of 3.5, with the same plan.
-    return db('impianto as i')
-      .leftJoin('impianto_file as f', (j) => j.on('f.id', '=', rootId))
-      .where('i.id', impiantoId!)
-      .select(['i.id as found_impianto_id', ...fileColumns.map((c) => `f.${c} as ${c}`)])
-      .limit(1, { skipBinding: true });
-  });
+  const rootStatement = (versioned: readonly string[]) =>
+    prepare(1, ([impiantoId]) => {
+      // MIN(id) over (impianto_id, folder_id) resolves from the index alone (the index
+      // carries the primary key on both engines), so the LEFT JOIN costs one lookup.
+      const rootId = db.raw('(SELECT MIN(r.id) FROM impianto_file r WHERE r.impianto_id = i.id AND r.folder_id IS NULL)');
+      // LIMIT 1 written out, not bound: with a bound limit SQLite runs this statement in 16 µs
+      // instead of 3.5, with the same plan.
+      return db('impianto as i')
+        .leftJoin('impianto_file as f', (j) => j.on('f.id', '=', rootId))
+        .where('i.id', impiantoId!)
+        .select(['i.id as found_impianto_id', ...fileColumns.map((c) => `f.${c} as ${c}`)])
+        .select(versionColumns(versioned).map((v) => db.raw(v.sql, [...v.bindings])))
+        .limit(1, { skipBinding: true });
+    });
+  // One statement per list of versioned tables; the handler asks for one list, or none.
+  const rootOf = new Map<string, ReturnType<typeof rootStatement>>();
+  const rootFor = (versioned: readonly string[]) => {
+    const key = versioned.join(',');
+    let statement = rootOf.get(key);
+    if (statement === undefined) rootOf.set(key, (statement = rootStatement(versioned)));
+    return statement;
+  };
   const childrenOf = prepare(1, ([folderId]) => {
     // nome sorts as every string of the service does: case- and accent-insensitively, the
     // same on both engines (design.md §7; how each engine does it is sql-dialect.ts's).
@@ -55,10 +69,13 @@ export function createImpiantoFilesRepository(db: Knex, options: { timeoutMs?: n
   });
 
   return {
-    async findRoot(impiantoId) {
-      const [row] = await run(rootOf([impiantoId]));
+    async findRoot(impiantoId, versioned = []) {
+      const [row] = await run(rootFor(versioned)([impiantoId]));
       if (!row) return { found: false };
-      return { found: true, root: row.id == null ? undefined : row };
+      const root = row.id == null ? undefined : row;
+      if (versioned.length === 0) return { found: true, root };
+      const versions = versionsOfRow(versioned, tableOfNamed([row], Object.keys(row)), row);
+      return { found: true, root, versions: { seen: true, versions } };
     },
 
     async listChildren(folderId) {

@@ -3,6 +3,7 @@
 import type { Config } from '../config.js';
 import type { OperatorSpec } from './catalog-types.js';
 import { cursorKey } from './cursor.js';
+import { everyMatchUpTo, indexedUpTo } from './substring-bounds.js';
 
 export interface EngineContext {
   readonly operators: readonly OperatorSpec[];
@@ -20,6 +21,13 @@ export interface EngineContext {
   readonly deferredJoinFrom: number;
   /** Whether Contains and EndsWith may read through the trigram index (substring-routes.ts); the tests turn it off to compare with a scan. */
   readonly substringIndex: boolean;
+  /**
+   * The most candidates the substring index route reads (substring-routes.ts): `firstPage`
+   * where the answer is the first rows of the key's order, which a scan meets soon;
+   * `everyMatch` where it needs every match (a count, another order), which a scan finds only
+   * by reading the whole table.
+   */
+  readonly substringUpTo: { readonly firstPage: number; readonly everyMatch: number };
 }
 
 export function engineContext(
@@ -37,5 +45,6 @@ export function engineContext(
     estimateExactUpTo: config.estimateExactUpTo,
     deferredJoinFrom: 1000,
     substringIndex: true,
+    substringUpTo: { firstPage: indexedUpTo, everyMatch: everyMatchUpTo },
   });
 }

@@ -1,10 +1,11 @@
-// Stage 4 of the engine: runs the rendered queries (page, summary, estimate, picks) and
-// shapes the response: {offset, total?, estimatedTotal?, results, next?, meta?}. Driver failures come back as a
-// Result, translated by db/driver-errors.ts; nothing is thrown out of here.
+// The engine's last stage: runs the rendered statements (page, summary, estimate, picks) and
+// shapes the response: {offset, total?, estimatedTotal?, results, next?, meta?}, with the
+// table versions the first statement read. Driver errors reject; run-query.ts turns them
+// into a Result (db/driver-errors.ts).
 import type { Knex } from 'knex';
-import { cellOf, firstCell, keyOf, selectTable, selectTogether, type Cells, type SelectOn, type Table } from '../db/select.js';
+import { cellOf, firstCell, keyOf, selectTable, type Cells, type SelectOn, type Table } from '../db/select.js';
+import { versionsOfRow, versionsUnseen, type VersionsSeen } from '../db/table-versions.js';
 import { statementCacheOf } from './statements.js';
-import { fail, ok, type Result } from '../errors/api-error.js';
 import type { EngineContext } from './engine-context.js';
 import { encodeCursor } from './cursor.js';
 import { queryBinding } from './plan-after.js';
@@ -12,10 +13,7 @@ import { estimateOf } from './estimate.js';
 import type { QueryRecord, QueryResponse } from './records.js';
 import { cursorValue, keysOf, metaFormatters, recordOf } from './format-values.js';
 import type { QueryPlan } from './plan-types.js';
-import { translateDbError } from '../db/driver-errors.js';
 import type { RenderedQuery, SelectParts } from './select-parts.js';
-import { dialectOf } from '../db/dialect.js';
-import { mayTakeIndex, noRoutes, substringRoutes, type SubstringRoutes } from './substring-routes.js';
 
 export type { QueryResponse } from './records.js';
 
@@ -25,22 +23,25 @@ type Run = (parts: SelectParts | undefined) => Promise<Table>;
 
 /**
  * The page's rows: its statements in order until Take + 1 rows are in (render-keyset.ts);
- * one statement, as nearly every page has, is returned as the driver gave it.
+ * one statement, as nearly every page has, is returned as the driver gave it. `first`: the
+ * first statement's own rows, which carry the versions (render.ts).
  */
-function pageRows(page: readonly SelectParts[], run: Run): Promise<Table> {
-  return page.length <= 1 ? run(page[0]) : groupedRows(page, run);
-}
-
-async function groupedRows(page: readonly SelectParts[], run: Run): Promise<Table> {
+async function pageRows(page: readonly SelectParts[], run: Run): Promise<{ rows: Table; first: Table }> {
+  if (page.length <= 1) {
+    const table = await run(page[0]);
+    return { rows: table, first: table };
+  }
   let table: Table | undefined;
+  let first: Table | undefined;
   const rows: Cells[] = [];
   for (const parts of page) {
     const want = parts.limit! - rows.length;
     if (want <= 0) break;
     table = await run({ ...parts, limit: want });
+    first ??= table;
     rows.push(...table.rows);
   }
-  return { columns: table!.columns, keys: table!.keys, rows };
+  return { rows: { columns: table!.columns, keys: table!.keys, rows }, first: first! };
 }
 
 /** The records of a page (Take rows at most) and, when a row lies past them, the cursor that follows the last. */
@@ -65,26 +66,29 @@ function runner(db: Knex, select: SelectOn): Run {
   };
 }
 
-/** The plan's statements for the index routes chosen (render.ts). */
-export type Renderer = (routes: SubstringRoutes) => RenderedQuery;
+export interface Executed {
+  readonly response: QueryResponse;
+  /** The versions of the tables rendered into its first statement (render.ts). */
+  readonly versions: VersionsSeen;
+}
 
-export async function execute(db: Knex, render: Renderer, plan: QueryPlan, ctx: EngineContext): Promise<Result<QueryResponse>> {
-  try {
-    // A filter the substring index may serve asks the index first, on the request's own connection.
-    if (mayTakeIndex(plan, dialectOf(db), ctx.substringIndex)) {
-      return ok(await selectTogether(db, ctx.queryTimeoutMs, async (select) => gathered(db, select, render(await substringRoutes(db, select, plan)), plan, ctx)));
-    }
-    const rendered = render(noRoutes);
-    // Most requests have the page alone: one statement, on a connection of its own.
-    if (rendered.page.length <= 1 && rendered.summary === undefined && rendered.aggregates.length === 0 && rendered.estimate === undefined) {
-      const run = runner(db, (sql, bindings) => selectTable(db, sql, bindings, ctx.queryTimeoutMs));
-      const { results, next } = pageOf(await run(rendered.page[0]), plan, rendered, ctx.cursorKey);
-      return ok(next === undefined ? { offset: plan.paging.skip, results } : { offset: plan.paging.skip, results, next });
-    }
-    return ok(await selectTogether(db, ctx.queryTimeoutMs, (select) => gathered(db, select, rendered, plan, ctx)));
-  } catch (err) {
-    return fail(translateDbError(err));
-  }
+function versionsSeen(rendered: RenderedQuery, table: Table | undefined): VersionsSeen {
+  const row = table?.rows[0];
+  if (rendered.versions === undefined || row === undefined) return versionsUnseen;
+  return { seen: true, versions: versionsOfRow(rendered.versions.tables, table!, row) };
+}
+
+/** Whether the answer is the page alone, one statement: what most requests ask. */
+export const singleStatement = (rendered: RenderedQuery): boolean =>
+  rendered.page.length <= 1 && rendered.summary === undefined && rendered.aggregates.length === 0 && rendered.estimate === undefined;
+
+/** Runs the one statement of an answer (singleStatement), on a connection of its own. Driver errors reject. */
+export async function executeAlone(db: Knex, rendered: RenderedQuery, plan: QueryPlan, ctx: EngineContext): Promise<Executed> {
+  const run = runner(db, (sql, bindings) => selectTable(db, sql, bindings, ctx.queryTimeoutMs));
+  const table = await run(rendered.page[0]);
+  const { results, next } = pageOf(table, plan, rendered, ctx.cursorKey);
+  const response = next === undefined ? { offset: plan.paging.skip, results } : { offset: plan.paging.skip, results, next };
+  return { response, versions: versionsSeen(rendered, table) };
 }
 
 /**
@@ -92,9 +96,9 @@ export async function execute(db: Knex, render: Renderer, plan: QueryPlan, ctx: 
  * Each is asked once the one before has answered: selectTogether sends them one at a time
  * anyway, and a failed statement leaves none behind it to settle unobserved.
  */
-async function gathered(db: Knex, select: SelectOn, rendered: RenderedQuery, plan: QueryPlan, ctx: EngineContext): Promise<QueryResponse> {
+export async function executeTogether(db: Knex, select: SelectOn, rendered: RenderedQuery, plan: QueryPlan, ctx: EngineContext): Promise<Executed> {
   const run = runner(db, select);
-  const page = await pageRows(rendered.page, run);
+  const { rows: page, first } = await pageRows(rendered.page, run);
   const summary = rendered.summary === undefined ? undefined : await run(rendered.summary);
   const known = rendered.knownTotal;
   const estimate = rendered.estimate
@@ -109,7 +113,8 @@ async function gathered(db: Knex, select: SelectOn, rendered: RenderedQuery, pla
     if (text !== undefined) (meta ??= {})[aggregate.key] = text;
   }
   const { results, next } = pageOf(page, plan, rendered, ctx.cursorKey);
-  return {
+  const versions = versionsSeen(rendered, rendered.versions?.in === 'summary' ? summary : first);
+  const response: QueryResponse = {
     offset: plan.paging.skip,
     ...(plan.total ? { total: known ?? Number(firstCell(summary, 'total') ?? 0) } : {}),
     ...estimate,
@@ -117,4 +122,5 @@ async function gathered(db: Knex, select: SelectOn, rendered: RenderedQuery, pla
     ...(next === undefined ? {} : { next }),
     ...(meta ? { meta } : {}),
   };
+  return { response, versions };
 }

@@ -4,6 +4,7 @@
 // bound with `??`; every value is a `?` parameter.
 import type { Knex } from 'knex';
 import { dialectOf } from '../db/dialect.js';
+import { versionColumns } from '../db/table-versions.js';
 import type { FieldSpec } from './catalog-types.js';
 import type { OrderTerm, QueryPlan } from './plan-types.js';
 import type { EngineContext } from './engine-context.js';
@@ -63,7 +64,17 @@ function pageShapeOf(plan: QueryPlan, dialect: SqlDialect): PageShape {
   return shape;
 }
 
-export function render(db: Knex, plan: QueryPlan, ctx: Pick<EngineContext, 'deferredJoinFrom' | 'estimateExactUpTo'>, routes: SubstringRoutes = noRoutes): RenderedQuery {
+/**
+ * The plan's statements. `versioned`: tables whose versions the answer's first statement
+ * (the page's, or the summary when Take is 0) reads beside its rows, for its entity tag.
+ */
+export function render(
+  db: Knex,
+  plan: QueryPlan,
+  ctx: Pick<EngineContext, 'deferredJoinFrom' | 'estimateExactUpTo'>,
+  routes: SubstringRoutes = noRoutes,
+  versioned: readonly string[] = [],
+): RenderedQuery {
   const dialect = sqlDialects[dialectOf(db)];
   const key: FieldSpec = plan.dto.fields.find((f) => f.name === plan.dto.primaryKey) ?? plan.dto.fields[0]!;
   const where = plan.conditions.map((c) => {
@@ -92,6 +103,8 @@ export function render(db: Knex, plan: QueryPlan, ctx: Pick<EngineContext, 'defe
   });
   const shape = pageShapeOf(plan, dialect);
   const page = plan.paging.take > 0 ? pageParts(plan, dialect, select, where, key, shape, ctx) : [];
+  const versionsIn: 'page' | 'summary' | undefined = versioned.length === 0 ? undefined : page.length > 0 ? 'page' : 'summary';
+  if (versionsIn === 'page') page[0] = { ...page[0]!, expressions: [...page[0]!.expressions, ...versionColumns(versioned)] };
 
   const expressions: Fragment[] = plan.total && knownTotal === undefined ? [totalCount] : [];
   const aggregates = plan.aggregates.map((aggregate, i) => {
@@ -109,7 +122,9 @@ export function render(db: Knex, plan: QueryPlan, ctx: Pick<EngineContext, 'defe
     });
     return { aggregate, source: { kind: 'pick', query, column: sql.field.column } as const };
   });
+  if (versionsIn === 'summary' && expressions.length > 0) expressions.push(...versionColumns(versioned));
   const summary = expressions.length > 0 ? select({ expressions }) : undefined;
+  const versions = versionsIn === undefined || (versionsIn === 'summary' && summary === undefined) ? undefined : { tables: versioned, in: versionsIn };
   const estimate = plan.estimatedTotal && !(knownTotal !== undefined && knownTotal <= ctx.estimateExactUpTo)
     ? {
         capped: select({ form: 'countUpTo', limit: ctx.estimateExactUpTo + 1 }),
@@ -117,7 +132,7 @@ export function render(db: Knex, plan: QueryPlan, ctx: Pick<EngineContext, 'defe
         sample: key.family === 'integer' ? sampleParts(key, where, dialect, select) : undefined,
       }
     : undefined;
-  return { dialect, page, cursorColumns: shape.cursorColumns, summary, aggregates, estimate, knownTotal };
+  return { dialect, page, cursorColumns: shape.cursorColumns, summary, aggregates, estimate, knownTotal, versions };
 }
 
 /**

@@ -1,19 +1,31 @@
-// The engine end to end: parse -> plan -> route (substring-routes.ts) -> render -> execute. Takes the DTO's catalog
+// The engine end to end, in the order data flows: parse -> plan -> route -> render ->
+// execute, each called once from here (README.md beside this file). Takes the DTO's catalog
 // entry and the engine context as inputs, so a new query DTO needs no engine change.
 import type { Knex } from 'knex';
-import type { FieldError, Result } from '../errors/api-error.js';
+import { dialectOf } from '../db/dialect.js';
+import { translateDbError } from '../db/driver-errors.js';
+import { selectTogether } from '../db/select.js';
+import { fail, ok, type FieldError, type Result } from '../errors/api-error.js';
 import type { QueryDtoSpec } from './catalog-types.js';
 import type { EngineContext } from './engine-context.js';
-import { execute } from './execute.js';
+import type { VersionsSeen } from '../db/table-versions.js';
+import { executeAlone, executeTogether, singleStatement, type Executed } from './execute.js';
 import { plan } from './plan.js';
 import type { QueryPlan } from './plan-types.js';
 import { render } from './render.js';
 import { parse } from './request.js';
 import type { QueryRecord, QueryResponse, RecordOf } from './records.js';
+import { mayTakeIndex, noRoutes, substringRoutes } from './substring-routes.js';
 
 export interface QueryOutcome<R = QueryRecord> {
   readonly plan: QueryPlan;
   readonly response: QueryResponse<R>;
+}
+
+/** An answer of `D`'s records, and the table versions its first statement read. */
+export interface PlanAnswer<D extends QueryDtoSpec> {
+  readonly response: QueryResponse<RecordOf<D>>;
+  readonly versions: VersionsSeen;
 }
 
 /**
@@ -30,12 +42,34 @@ export async function runQuery<D extends QueryDtoSpec>(db: Knex, dto: D, request
   const planned = compile(dto, request, ctx, reported);
   if (!planned.ok) return planned;
   const executed = await runPlan(db, dto, planned.value, ctx);
-  return executed.ok ? { ok: true, value: { plan: planned.value, response: executed.value } } : executed;
+  return executed.ok ? { ok: true, value: { plan: planned.value, response: executed.value.response } } : executed;
 }
 
-/** Runs a plan `compile` made of a request of `dto`; `dto` gives the records their type. */
-export async function runPlan<D extends QueryDtoSpec>(db: Knex, _dto: D, plan: QueryPlan, ctx: EngineContext): Promise<Result<QueryResponse<RecordOf<D>>>> {
+/**
+ * Runs a plan `compile` made of a request of `dto`; `dto` gives the records their type.
+ * `versioned`: tables whose versions the answer's first statement reads beside its rows.
+ */
+export async function runPlan<D extends QueryDtoSpec>(db: Knex, _dto: D, plan: QueryPlan, ctx: EngineContext, versioned: readonly string[] = []): Promise<Result<PlanAnswer<D>>> {
   // The plan projects only `dto`'s fields and format-values converts each by its family,
   // which is what RecordOf<D> says of them.
-  return (await execute(db, (routes) => render(db, plan, ctx, routes), plan, ctx)) as Result<QueryResponse<RecordOf<D>>>;
+  try {
+    return ok((await answer(db, plan, ctx, versioned)) as PlanAnswer<D>);
+  } catch (err) {
+    return fail(translateDbError(err));
+  }
+}
+
+function answer(db: Knex, plan: QueryPlan, ctx: EngineContext, versioned: readonly string[]): Promise<Executed> {
+  // A filter the substring index may serve asks the index first, on the connection (and, on
+  // SQLite, the read transaction) of the statements that follow.
+  if (mayTakeIndex(plan, dialectOf(db), ctx.substringIndex)) {
+    return selectTogether(db, ctx.queryTimeoutMs, async (select) => {
+      const routes = await substringRoutes(db, select, plan, ctx.substringUpTo);
+      return executeTogether(db, select, render(db, plan, ctx, routes, versioned), plan, ctx);
+    });
+  }
+  const rendered = render(db, plan, ctx, noRoutes, versioned);
+  // Most requests have the page alone: one statement, on a connection of its own.
+  if (singleStatement(rendered)) return executeAlone(db, rendered, plan, ctx);
+  return selectTogether(db, ctx.queryTimeoutMs, (select) => executeTogether(db, select, rendered, plan, ctx));
 }

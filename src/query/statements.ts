@@ -148,10 +148,11 @@ export function toKnex(db: Knex, parts: SelectParts): Knex.QueryBuilder {
   }
   if (parts.form === 'deferred') {
     const key = parts.key!;
-    const keys = plainQuery(db, { ...parts, columns: [key] }).as('k');
+    const keys = plainQuery(db, { ...parts, columns: [key], expressions: [] }).as('k');
     const q = db(parts.table)
       .select(parts.columns.map((c) => `${parts.table}.${c}`))
       .join(keys, `${parts.table}.${key}`, `k.${key}`);
+    if (parts.expressions.length > 0) q.select(parts.expressions.map((e) => db.raw(e.sql, [...e.bindings])));
     if (parts.outerOrder !== undefined) q.orderByRaw(parts.outerOrder.sql, [...parts.outerOrder.bindings]);
     return q;
   }

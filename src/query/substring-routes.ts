@@ -1,18 +1,19 @@
 // Between plan and render: which Contains and EndsWith conditions read their candidate rows
 // from the field's trigram index (design.md §8, "Substring index"). One bounded count per
-// condition asks the index how many rows its term's grams allow; at most `indexedUpTo` of
-// them, the index route reads those few; past it the term is common, and the scan route's
-// first page meets its matches within a few thousand rows. The choice changes what an
+// condition asks the index how many rows its term's grams allow; up to the bound of what the
+// answer needs (engine-context.ts: the first page of the key's order, or every match) the
+// index route reads those rows; past it the scan costs less. The choice changes what an
 // answer costs, never what it holds.
 import type { Knex } from 'knex';
 import { dialectOf, type Dialect } from '../db/dialect.js';
 import { fold } from '../db/fold.js';
 import { cellOf, firstCell, keyOf, type SelectOn } from '../db/select.js';
+import type { EngineContext } from './engine-context.js';
 import type { Condition, QueryPlan } from './plan-types.js';
 
 /**
  * How the index narrows one condition's rows: an FTS5 phrase (SQLite) or the two rarest
- * grams at their distance in the term (MySQL). `candidates`: the rows the index allows, at most `indexedUpTo`. `exact`: the
+ * grams at their distance in the term (MySQL). `candidates`: the rows the index allows, at most the bound of what the answer needs (substring-bounds.ts). `exact`: the
  * index alone decides (a phrase of a Contains holds exactly the texts that contain its term),
  * so `candidates` is the condition's count and no LIKE is needed beside it.
  */
@@ -23,19 +24,6 @@ export type SubstringRoute =
 export type SubstringRoutes = ReadonlyMap<Condition, SubstringRoute>;
 
 export const noRoutes: SubstringRoutes = new Map();
-
-/**
- * The most candidates the index route reads: 10,000 primary-key lookups take about 10 ms at
- * 1M rows, and a term past it matches often enough that a scan meets a page of it soon.
- */
-export const indexedUpTo = 10_000;
-
-/**
- * MySQL only, where a count is asked or the order is not the key's: a scan then reads the
- * whole table whatever the term (about 0.25 s for a count, 1 s for an order at 1M rows),
- * where the index reads each candidate in about 2.5 µs.
- */
-export const everyMatchUpTo = 50_000;
 
 /** Whether the answer needs every matching row, not only the first of the key's order. */
 const needsEveryMatch = (plan: QueryPlan): boolean => plan.total || plan.estimatedTotal || plan.order[0]?.field.name !== plan.dto.primaryKey;
@@ -76,14 +64,14 @@ export const mayTakeIndex = (plan: QueryPlan, dialect: Dialect, enabled: boolean
 /** An FTS5 phrase of the whole term: a quoted string, `"` doubled. */
 const phraseOf = (term: string): string => `"${term.replaceAll('"', '""')}"`;
 
-async function routeOf(db: Knex, select: SelectOn, c: Condition, term: string, upTo: number): Promise<SubstringRoute | undefined> {
+async function routeOf(db: Knex, select: SelectOn, c: Condition, term: string, upTo: number, firstPage: number): Promise<SubstringRoute | undefined> {
   const index = c.field.substringIndex!;
   if (dialectOf(db) === 'sqlite') {
     const match = phraseOf(term);
-    const candidates = db(index).select(db.raw('1')).whereRaw('?? MATCH ?', [index, match]).limit(indexedUpTo + 1);
+    const candidates = db(index).select(db.raw('1')).whereRaw('?? MATCH ?', [index, match]).limit(upTo + 1);
     const { sql, bindings } = db.count({ n: '*' }).from(candidates.as('c')).toSQL().toNative();
     const n = Number(firstCell(await select(sql, bindings), 'n'));
-    return n <= indexedUpTo ? { kind: 'match', match, candidates: n, exact: c.operator === 'contains' } : undefined;
+    return n <= upTo ? { kind: 'match', match, candidates: n, exact: c.operator === 'contains' } : undefined;
   }
   // MariaDB's own estimate of each gram's rows (index dives of the primary key), in one round
   // trip: EXPLAIN of a UNION ALL gives a row per gram, numbered by its SELECT (`id`). A count
@@ -103,16 +91,16 @@ async function routeOf(db: Knex, select: SelectOn, c: Condition, term: string, u
   if (rarest!.n > upTo) return undefined;
   // The next rarest gram pays for its lookup where the rarest is rare; past that the two are
   // mostly found together (`ros`, `ssi`) and its lookups cost what the table's would.
-  return { kind: 'grams', rarest: rarest!, next: rarest!.n <= indexedUpTo ? next : undefined, candidates: rarest!.n, exact: false };
+  return { kind: 'grams', rarest: rarest!, next: rarest!.n <= firstPage ? next : undefined, candidates: rarest!.n, exact: false };
 }
 
 /** The index routes of `plan`'s conditions, asked on the request's own connection (`select`). */
-export async function substringRoutes(db: Knex, select: SelectOn, plan: QueryPlan): Promise<SubstringRoutes> {
+export async function substringRoutes(db: Knex, select: SelectOn, plan: QueryPlan, bounds: EngineContext['substringUpTo']): Promise<SubstringRoutes> {
   const dialect = dialectOf(db);
   let routes: Map<Condition, SubstringRoute> | undefined;
   for (const c of plan.conditions) {
     const term = indexable(c, dialect);
-    const route = term === undefined ? undefined : await routeOf(db, select, c, term, needsEveryMatch(plan) ? everyMatchUpTo : indexedUpTo);
+    const route = term === undefined ? undefined : await routeOf(db, select, c, term, needsEveryMatch(plan) ? bounds.everyMatch : bounds.firstPage, bounds.firstPage);
     if (route !== undefined) (routes ??= new Map()).set(c, route);
   }
   return routes ?? noRoutes;

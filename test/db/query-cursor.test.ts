@@ -13,6 +13,7 @@ import type { QueryPlan } from '../../src/query/plan-types.js';
 import { compile, runQuery } from '../../src/query/run-query.js';
 import { createTestDb, type TestDb } from '../support/db.js';
 import { dialects } from '../support/dialects.js';
+import { assertProperty } from '../support/property-seed.js';
 import { dataset, requestOf } from '../support/query-arbitraries.js';
 import { cg, sr, testContext } from '../support/query-catalog.js';
 import { evaluate, sorter, type Row } from '../support/query-reference.js';
@@ -61,7 +62,7 @@ for (const dialect of dialects) {
     for (const dto of [cg, sr]) {
       it(`walking ${RUNS} random ${dto.operation} queries by cursor gives the unpaged rows and the reference's, in order, once each`, async () => {
         let turned = 0;
-        await fc.assert(
+        await assertProperty(
           fc.asyncProperty(walkOf(dto), async ({ request, take }) => {
             const whole = await query(t, dto, { ...request, take: 1000 });
             const want = reference(dto, request, tables.get(dto)!);
@@ -96,7 +97,7 @@ for (const dialect of dialects) {
       // among them so that some land before its cursor.
       let nextId = 10_000;
       let insertedBefore = 0;
-      await fc.assert(
+      await assertProperty(
         fc.asyncProperty(walkOf(dto), fc.integer({ min: 1, max: 2 ** 20 }), async ({ request, take: wanted }, seed) => {
           const matching = reference(dto, request, table).results.length;
           // A walk needs a second page: a filter matching fewer than two rows is drawn again.

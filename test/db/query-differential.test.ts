@@ -6,6 +6,7 @@ import type { QueryDtoSpec } from '../../src/query/catalog-types.js';
 import { compile, runQuery } from '../../src/query/run-query.js';
 import { createTestDb, type TestDb } from '../support/db.js';
 import { dialects } from '../support/dialects.js';
+import { assertProperty } from '../support/property-seed.js';
 import { dataset, requestOf } from '../support/query-arbitraries.js';
 import { cg, sr, testContext } from '../support/query-catalog.js';
 import { evaluate, type Row } from '../support/query-reference.js';
@@ -35,7 +36,7 @@ describe(`query differential [${dialects.join(',')} + reference]`, function () {
 
   for (const dto of [cg, sr]) {
     it(`${RUNS} random ${dto.operation} queries agree`, async () => {
-      await fc.assert(
+      await assertProperty(
         fc.asyncProperty(requestOf(dto), async (request) => {
           const planned = compile(dto, request, ctx);
           if (!planned.ok) throw new Error(`generated an invalid query: ${JSON.stringify(planned.error.errors)}`);

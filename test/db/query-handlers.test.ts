@@ -4,13 +4,14 @@ import { expect } from 'chai';
 import { loadConfig } from '../../src/config.js';
 import { searchCollation } from '../../src/db/collation.js';
 import { connect } from '../../src/db/connect.js';
-import { ApiError } from '../../src/errors/api-error.js';
+import { ApiError, fail, ok } from '../../src/errors/api-error.js';
+import { translateDbError } from '../../src/db/driver-errors.js';
 import { primaryOnly } from '../../src/db/replicas.js';
 import { createQueryHandlers, queryHandler } from '../../src/handlers/query-handlers.js';
 import { loadContract } from '../../src/http/contract.js';
 import type { OperationRequest } from '../../src/http/operation.js';
 import { requestValidators } from '../../src/http/validate-request.js';
-import { execute } from '../../src/query/execute.js';
+import { executeAlone } from '../../src/query/execute.js';
 import { compile } from '../../src/query/run-query.js';
 import { sqlDialects } from '../../src/query/sql-dialect.js';
 import { createTestDb, type TestDb } from '../support/db.js';
@@ -103,7 +104,8 @@ forEachDialect('query handlers', (dialect) => {
       const serving = connect({ databaseUrl: t.databaseUrl, poolMax: 1, statementTimeoutMs: ctx.queryTimeoutMs });
       try {
         const started = Date.now();
-        const r = await execute(serving, () => ({ dialect: sqlDialects.mysql, page: [slow], cursorColumns: [], summary: undefined, aggregates: [], estimate: undefined, knownTotal: undefined }), planned.value, ctx);
+        const rendered = { dialect: sqlDialects.mysql, page: [slow], cursorColumns: [], summary: undefined, aggregates: [], estimate: undefined, knownTotal: undefined, versions: undefined };
+        const r = await executeAlone(serving, rendered, planned.value, ctx).then(ok, (err: unknown) => fail(translateDbError(err)));
         expect(Date.now() - started).to.be.below(2000);
         expect(r.ok).to.equal(false);
         if (!r.ok) expect([r.error.code, r.error.status, r.error.headers]).to.deep.equal(['QueryTimeout', 503, { 'Retry-After': '1' }]);

@@ -8,17 +8,17 @@ import fc from 'fast-check';
 import { loadContract } from '../../src/http/contract.js';
 import { errorLines } from '../reliability/support/service-process.js';
 import { forEachDialect } from '../support/dialects.js';
+import { assertProperty } from '../support/property-seed.js';
 import { startFuzzTarget, type FuzzTarget } from './support/fuzz-target.js';
 import { malformedRequests, type FuzzCase } from './support/malformed-requests.js';
 import { send } from './support/raw-http.js';
 import { snapshot, type Snapshot } from './support/table-snapshot.js';
 import { verdict } from './support/verdict.js';
 
-// For local runs: FUZZ_REQUESTS (per dialect), FUZZ_SEED (replays a reported failure),
-// FUZZ_SKIP (comma list of malformation kinds to leave out while one is being fixed).
+// For local runs: FUZZ_REQUESTS (per dialect), FUZZ_SEED (replays a run: every run prints its
+// seed), FUZZ_SKIP (comma list of malformation kinds to leave out while one is being fixed).
 const total = Number(process.env['FUZZ_REQUESTS'] ?? 10_000);
 const batch = 8;
-const seed = process.env['FUZZ_SEED'] === undefined ? undefined : Number(process.env['FUZZ_SEED']);
 
 forEachDialect('fuzz: malformed requests', (dialect) => {
   let target: FuzzTarget;
@@ -35,7 +35,7 @@ forEachDialect('fuzz: malformed requests', (dialect) => {
     const tally = { requests: 0, byKind: {} as Record<string, number>, byStatus: {} as Record<string, number>, slowestMs: {} as Record<string, number>, operations: new Set<string>() };
     const started = Date.now();
     const arbitrary = fc.array(malformedRequests(await loadContract(), target.tokens), { minLength: batch, maxLength: batch });
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(arbitrary, async (cases: FuzzCase[]) => {
         const answers = await Promise.all(cases.map(async (c) => {
           const t0 = performance.now();
@@ -57,12 +57,12 @@ forEachDialect('fuzz: malformed requests', (dialect) => {
       }),
       {
         numRuns: Math.ceil(total / batch),
-        ...(seed === undefined ? {} : { seed }),
-        // The counterexample holds megabytes of request bytes: report the seed and the failure only.
+        // The counterexample holds megabytes of request bytes: report the path and the failure only (assertProperty adds the seed).
         asyncReporter: async (d) => {
-          if (d.failed) throw new Error(`fuzz failed (FUZZ_SEED=${d.seed}, path ${d.counterexamplePath}): ${(d.errorInstance as Error | undefined)?.message}`);
+          if (d.failed) throw new Error(`fuzz failed (path ${d.counterexamplePath}): ${(d.errorInstance as Error | undefined)?.message}`);
         },
       },
+      'FUZZ_SEED',
     );
     const seconds = (Date.now() - started) / 1000;
     fs.mkdirSync('test-output', { recursive: true });

@@ -7,6 +7,7 @@ import type { Dialect } from '../../src/db/dialect.js';
 import { freshWindowClock } from '../support/clock.js';
 import { forEachDialect } from '../support/dialects.js';
 import { requireOfMachine } from '../support/machine.js';
+import { assertProperty } from '../support/property-seed.js';
 import { startServer, type TestServer } from '../support/server.js';
 
 forEachDialect('auth Register over HTTP', (dialect: Dialect) => {
@@ -99,7 +100,7 @@ forEachDialect('auth Register over HTTP', (dialect: Dialect) => {
   it('every 200 from Register means the user can sign in with what was sent', async () => {
     const userName = fc.stringMatching(/^[A-Za-z0-9]([._-]?[A-Za-z0-9]){2,17}$/);
     const password = fc.string({ unit: 'grapheme', minLength: 8, maxLength: 40 }).filter((p) => [...p].length >= 8 && [...p].length <= 256);
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(userName, password, fc.boolean(), async (name, pw, byEmail) => {
         const email = `${name.replace(/[._-]/g, '')}@example.it`;
         const r = await register({ ...(byEmail ? { email } : { userName: name }), password: pw });

@@ -7,6 +7,7 @@
 // crashes: the operating system's page cache survives them, so they are not a power cut.
 import { expect } from 'chai';
 import path from 'node:path';
+import { seededRandomOf } from '../support/property-seed.js';
 import { accountWrites, checkLedger, lostTotal, newLedger, type LedgerCheck } from './support/account-writes.js';
 import { mariadbEngine, sqliteEngine, type CrashEngine } from './support/crash-engines.js';
 import { percentile, record, round } from './support/figures.js';
@@ -51,6 +52,8 @@ for (const make of [sqliteEngine, mariadbEngine]) {
       let { service, ms: cleanStartMs } = await startReady(engine, port, log);
       const restartMs: number[] = [];
       const checks: Array<LedgerCheck & { integrity: string }> = [];
+      // The moments of the kills: FC_SEED replays them (the machine's timing still varies).
+      const random = seededRandomOf();
       let usersAtLastKill = 0;
       try {
         for (let i = 0; i < cycles; i++) {
@@ -58,7 +61,7 @@ for (const make of [sqliteEngine, mariadbEngine]) {
           const until = performance.now() + 30_000;
           while (ledger.users.size < usersAtLastKill + 3 && performance.now() < until) await sleep(50);
           expect(ledger.users.size, `registrations acknowledged in cycle ${i}`).to.be.at.least(usersAtLastKill + 3);
-          await sleep(Math.random() * 1000);
+          await sleep(random() * 1000);
           usersAtLastKill = ledger.users.size;
           service.signal('SIGKILL');
           const engineBack = engine.crash();

@@ -10,6 +10,7 @@ import type { SelectParts } from '../../src/query/select-parts.js';
 import { compile } from '../../src/query/run-query.js';
 import { marker, prepare, templateFrom } from '../../src/db/prepared.js';
 import { createStatementCache, toKnex } from '../../src/query/statements.js';
+import { assertProperty } from '../support/property-seed.js';
 import { requestOf } from '../support/query-arbitraries.js';
 import { cg, sr, testContext } from '../support/query-catalog.js';
 
@@ -33,7 +34,7 @@ describe('query statement cache', () => {
         // A small cache shared by all runs, so shapes repeat, hit and get evicted.
         const cache = createStatementCache(clients[dialect], 50);
         let statements = 0;
-        fc.assert(
+        assertProperty(
           fc.property(requestOf(dto), (request) => {
             for (const parts of statementsOf(request, dto, dialect)) {
               statements++;
