@@ -1,4 +1,4 @@
-// Between plan and render: which Contains and EndsWith conditions read their candidate rows
+// The route stage, between plan and render: which Contains and EndsWith conditions read their candidate rows
 // from the field's trigram index (design.md §8, "Substring index"). One bounded count per
 // condition asks the index how many rows its term's grams allow; up to the bound of what the
 // answer needs (engine-context.ts: the first page of the key's order, or every match) the
@@ -10,6 +10,7 @@ import { fold } from '../db/fold.js';
 import { cellOf, firstCell, keyOf, type SelectOn } from '../db/select.js';
 import type { EngineContext } from './engine-context.js';
 import type { Condition, QueryPlan } from './plan-types.js';
+import { gramEstimates, phraseCount } from './render-route-probe.js';
 
 /**
  * How the index narrows one condition's rows: an FTS5 phrase (SQLite) or the two rarest
@@ -68,18 +69,14 @@ async function routeOf(db: Knex, select: SelectOn, c: Condition, term: string, u
   const index = c.field.substringIndex!;
   if (dialectOf(db) === 'sqlite') {
     const match = phraseOf(term);
-    const candidates = db(index).select(db.raw('1')).whereRaw('?? MATCH ?', [index, match]).limit(upTo + 1);
-    const { sql, bindings } = db.count({ n: '*' }).from(candidates.as('c')).toSQL().toNative();
+    const { sql, bindings } = phraseCount(db, index, match, upTo + 1);
     const n = Number(firstCell(await select(sql, bindings), 'n'));
     return n <= upTo ? { kind: 'match', match, candidates: n, exact: c.operator === 'contains' } : undefined;
   }
-  // MariaDB's own estimate of each gram's rows (index dives of the primary key), in one round
-  // trip: EXPLAIN of a UNION ALL gives a row per gram, numbered by its SELECT (`id`). A count
-  // would read every row of a common gram.
+  // MariaDB's own estimate of each gram's rows, in one round trip (render-route-probe.ts).
   const grams = gramsOf(term);
-  const [first, ...rest] = grams.map((g) => db(index).select(db.raw('1')).where('gram', g.gram));
-  const { sql, bindings } = (rest.length === 0 ? first! : first!.unionAll(rest)).toSQL().toNative();
-  const plan = await select(`EXPLAIN ${sql}`, bindings);
+  const estimate = gramEstimates(db, index, grams.map((g) => g.gram));
+  const plan = await select(estimate.sql, estimate.bindings);
   const [id, rows] = [keyOf(plan, 'id'), keyOf(plan, 'rows')];
   const estimates = grams.map((g, i) => {
     const row = plan.rows.find((r) => Number(cellOf(r, id)) === i + 1);
