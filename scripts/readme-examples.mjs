@@ -72,7 +72,7 @@ async function startService(dir, admin) {
   };
   const seeded = spawnSync(process.execPath, [path.join(root, 'dist/src/cli/seed-demo.js')], { env, encoding: 'utf8' });
   if (seeded.status !== 0) throw new Error(`demo seed failed:\n${seeded.stderr}`);
-  const child = spawn(process.execPath, [path.join(root, 'dist/src/main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [path.join(root, 'dist/src/server/main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   const port = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the service did not start in 30 s:\n${log}`)), 30_000);
@@ -108,7 +108,7 @@ export async function main(readme = path.join(root, 'README.md')) {
   const name = path.relative(process.cwd(), readme) || readme;
   const blocks = extractExamples(markdown, name);
   const admin = adminCredentials(markdown);
-  for (const f of ['dist/src/main.js', 'dist/src/cli/seed-demo.js']) {
+  for (const f of ['dist/src/server/main.js', 'dist/src/cli/seed-demo.js']) {
     if (!fs.existsSync(path.join(root, f))) throw new Error(`${f} is missing: build first (npx tsc -p .)`);
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'impianti-readme-'));

@@ -103,7 +103,7 @@ export function serviceEnv(db, extra = {}) {
 
 export function startService(db, name, extra = {}) {
   return startNode({
-    args: [new URL('dist/src/main.js', appRoot()).pathname],
+    args: [new URL('dist/src/server/main.js', appRoot()).pathname],
     env: serviceEnv(db, extra),
     logFile: new URL(`${name}.log`, out).pathname,
     nodeOptions: deployedNodeFlags,

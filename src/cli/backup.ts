@@ -4,7 +4,7 @@
 import { pathToFileURL } from 'node:url';
 import type { Writable } from 'node:stream';
 import { loadConfig } from '../config.js';
-import { backupSqlite } from '../db/sqlite-backup.js';
+import { backupSqlite } from '../db/sqlite-file/sqlite-backup.js';
 
 export interface ToolIo {
   readonly stdout: Writable;

@@ -7,9 +7,9 @@
 import { pathToFileURL } from 'node:url';
 import type { Readable, Writable } from 'node:stream';
 import { ConfigError, loadConfig } from '../config.js';
-import { checkSqlite } from '../db/sqlite-check.js';
-import { compactSqlite } from '../db/sqlite-compact.js';
-import { openSqliteFile } from '../db/sqlite-file.js';
+import { checkSqlite } from '../db/sqlite-file/sqlite-check.js';
+import { compactSqlite } from '../db/sqlite-file/sqlite-compact.js';
+import { openSqliteFile } from '../db/sqlite-file/sqlite-file.js';
 import { runSqlPrompt } from './sql-prompt.js';
 
 export interface DbCliIo {

@@ -9,9 +9,9 @@
 import { Readable } from 'node:stream';
 import type { Knex } from 'knex';
 import { bulkConnection } from '../db/connect.js';
-import { mysqlDeferral } from '../db/table-versions-deferred.js';
-import { mysqlTrigramDeferral, type FillRange } from '../db/substring-index-deferred.js';
-import { indexesOf } from '../db/substring-index.js';
+import { mysqlDeferral } from '../db/table-versions/table-versions-deferred.js';
+import { mysqlTrigramDeferral, type FillRange } from '../db/substring-index/substring-index-deferred.js';
+import { indexesOf } from '../db/substring-index/substring-index.js';
 import type { LoadProblem } from './load-problem.js';
 import type { LoadRow } from './load-rows.js';
 import { refusal, type BulkWriter, type Target } from './load-writer.js';

@@ -7,8 +7,8 @@
 import type Database from 'better-sqlite3';
 import type { Knex } from 'knex';
 import { bulkConnection, sqliteReaderOf } from '../db/connect.js';
-import { deferSqliteVersions } from '../db/table-versions-deferred.js';
-import { deferSqliteTrigrams } from '../db/substring-index-deferred.js';
+import { deferSqliteVersions } from '../db/table-versions/table-versions-deferred.js';
+import { deferSqliteTrigrams } from '../db/substring-index/substring-index-deferred.js';
 import type { LoadProblem } from './load-problem.js';
 import type { LoadRow } from './load-rows.js';
 import { refusal, type BulkWriter, type Target } from './load-writer.js';

@@ -7,11 +7,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { loadConfig } from '../config.js';
-import { backupSqlite } from '../db/sqlite-backup.js';
-import { checkSqliteFile } from '../db/sqlite-check.js';
-import { absentSideFiles, openSqliteFile, removeCreatedSideFiles } from '../db/sqlite-file.js';
-import { swapSqliteFile } from '../db/sqlite-file-swap.js';
-import { bumpRestoredVersions } from '../db/table-versions-deferred.js';
+import { backupSqlite } from '../db/sqlite-file/sqlite-backup.js';
+import { checkSqliteFile } from '../db/sqlite-file/sqlite-check.js';
+import { absentSideFiles, openSqliteFile, removeCreatedSideFiles } from '../db/sqlite-file/sqlite-file.js';
+import { swapSqliteFile } from '../db/sqlite-file/sqlite-file-swap.js';
+import { bumpRestoredVersions } from '../db/table-versions/table-versions-deferred.js';
 import type { ToolIo } from './backup.js';
 
 const onMysql = 'DATABASE_URL is set: restore MySQL/MariaDB with the engine\'s own client (mariadb DB < dump.sql, README "For operators")';

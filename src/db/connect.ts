@@ -1,16 +1,16 @@
 // Builds the Knex instance: MySQL through mysql2 when DATABASE_URL is set, otherwise an
 // embedded SQLite file through better-sqlite3 (so `make run` needs no server); and gives it
-// the read path's own connections (db/select.ts), which `disconnect` closes with it.
+// the read path's own connections (db/reads/select.ts), which `disconnect` closes with it.
 import fs from 'node:fs';
 import path from 'node:path';
 import knex, { type Knex } from 'knex';
 import Database from 'better-sqlite3';
 import { createConnection, type Connection } from 'mysql2';
 import { fold, foldFunction } from './fold.js';
-import { createMysqlReadPool } from './mysql-read-pool.js';
-import { mysqlReads } from './mysql-reads.js';
-import { closeReads, provideReads } from './select.js';
-import { sqliteReads, type SqliteReads } from './sqlite-reads.js';
+import { createMysqlReadPool } from './reads/mysql-read-pool.js';
+import { mysqlReads } from './reads/mysql-reads.js';
+import { closeReads, provideReads } from './reads/select.js';
+import { sqliteReads, type SqliteReads } from './reads/sqlite-reads.js';
 
 export interface DbOptions {
   readonly databaseUrl?: string | undefined;
@@ -19,7 +19,7 @@ export interface DbOptions {
   /**
    * MySQL only: the server aborts any statement of this pool running longer, and lock
    * waits give up as soon (rounded up to seconds). This is QUERY_TIMEOUT_MS for the
-   * queries and files reads (db/select.ts), and it bounds the rest (sign-in,
+   * queries and files reads (db/reads/select.ts), and it bounds the rest (sign-in,
    * registration) so no request can hold a pooled connection forever behind a lock.
    * Leave it out for migrations and bulk loads.
    */
@@ -112,7 +112,7 @@ function mysqlConnectionOf(url: string) {
     supportBigNumbers: true,
     bigNumberStrings: true,
     connectTimeout: 2000,
-    // The read path's prepared statements (db/mysql-reads.ts), per connection, least
+    // The read path's prepared statements (db/reads/mysql-reads.ts), per connection, least
     // recently used closed first. The server caps them for all its clients together
     // (max_prepared_stmt_count, 16,382 by default): 100 per connection leaves room for
     // many nodes of POOL_MAX connections, and holds the shapes a workload repeats.

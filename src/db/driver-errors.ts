@@ -73,7 +73,7 @@ export async function retryTransient<T>(work: () => Promise<T>, attempts = 3): P
 // serving pool sets (src/db/connect.ts); it reaches here once retryTransient gives up.
 const timeoutErrnos = new Set([1969, 3024, 1205]);
 // The server went away, cannot be reached or is out of a shared resource (connections, or
-// prepared statements, which all its clients share: db/mysql-reads.ts), or no pooled
+// prepared statements, which all its clients share: db/reads/mysql-reads.ts), or no pooled
 // connection came in time: worth a retry, unlike a bug.
 const unavailableCodes = new Set([
   'POOL_ACQUIRE_TIMEOUT', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE',

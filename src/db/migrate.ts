@@ -3,7 +3,7 @@
 import type { Knex } from 'knex';
 import { dialectOf } from './dialect.js';
 import { withNamedLock } from './named-lock.js';
-import { bumpAllVersions } from './table-versions.js';
+import { bumpAllVersions } from './table-versions/table-versions.js';
 import * as queryTables from './migrations/001-query-tables.js';
 import * as accounts from './migrations/002-accounts.js';
 import * as impianti from './migrations/003-impianti.js';

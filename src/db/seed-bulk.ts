@@ -4,8 +4,8 @@
 // Speed comes from multi-row INSERTs of a few thousand rows, several per transaction
 // (one commit, one fsync, per group), not from switching any safety checks off.
 import type { Knex } from 'knex';
-import { withVersionMovedOnce } from './table-versions-deferred.js';
-import { withTrigramsFilled } from './substring-index-deferred.js';
+import { withVersionMovedOnce } from './table-versions/table-versions-deferred.js';
+import { withTrigramsFilled } from './substring-index/substring-index-deferred.js';
 import { dialectOf } from './dialect.js';
 import { INT32_MAX } from '../int32.js';
 import { seededRandom, seedOf, type Random } from './seeded-random.js';

@@ -2,7 +2,7 @@
 // database the read router picked: the table versions and the answer read so that the tag
 // never names a state older than the rows, in one statement where the client holds no tag.
 import type { Knex } from 'knex';
-import { readVersions, type VersionsSeen } from '../db/table-versions.js';
+import { readVersions, type VersionsSeen } from '../db/table-versions/table-versions.js';
 import type { NotModified } from '../http/operation.js';
 import { held, notModified, type Asked } from './answer-tags.js';
 

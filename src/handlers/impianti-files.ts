@@ -5,8 +5,8 @@
 // primary; design.md §12), and its answers are tagged like the queries' (§6, §7).
 import type { Knex } from 'knex';
 import type { Config } from '../config.js';
-import type { Reads } from '../db/replicas.js';
-import type { VersionedTable } from '../db/table-versions.js';
+import type { Reads } from '../db/reads/replicas.js';
+import type { VersionedTable } from '../db/table-versions/table-versions.js';
 import { taggedHeaders } from '../http/entity-tag.js';
 import type { HandlerMap, Response } from '../http/operation.js';
 import { readImpiantoFiles } from '../impianti/get-impianto-files.js';

@@ -1,7 +1,7 @@
 // Every operation's handler, keyed by operationId. createApp refuses to start when this
 // map and the contract disagree, so a new operation cannot ship without a handler.
 import { createAccounts, type Accounts } from '../auth/accounts.js';
-import { createReads } from '../db/replicas.js';
+import { createReads } from '../db/reads/replicas.js';
 import type { Deps } from '../deps.js';
 import type { AppModules } from '../app.js';
 import type { MetricsSources } from '../http/metrics.js';

@@ -7,8 +7,8 @@ import { operators, queryDtos, type QueryOperation } from '../../generated/query
 import { tooManyRequests } from '../auth/auth-errors.js';
 import { concurrencyLimitFields } from '../auth/rate-limit-fields.js';
 import type { Config } from '../config.js';
-import type { Reads } from '../db/replicas.js';
-import { openSnapshot, type Snapshot } from '../db/select.js';
+import type { Reads } from '../db/reads/replicas.js';
+import { openSnapshot, type Snapshot } from '../db/reads/select.js';
 import { translateDbError } from '../db/driver-errors.js';
 import { ApiError } from '../errors/api-error.js';
 import { exportFormat, type ExportFormat } from '../http/export-formats.js';

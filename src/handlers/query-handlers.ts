@@ -3,7 +3,7 @@
 // response (or throws the ApiError, which the edge renders: the one throw of the query path).
 import { operators, queryDtos, type QueryOperation } from '../../generated/query-catalog.js';
 import type { Config } from '../config.js';
-import type { Reads } from '../db/replicas.js';
+import type { Reads } from '../db/reads/replicas.js';
 import { taggedHeaders } from '../http/entity-tag.js';
 import { reportingFieldErrors, type CsvTable, type HandlerMap, type NotModified, type OperationRequest, type OperationResponse, type ResponseBody } from '../http/operation.js';
 import type { QueryDtoSpec } from '../query/catalog-types.js';

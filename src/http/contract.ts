@@ -1,5 +1,5 @@
-// Reads generated/openapi.json once, through openapi-backend, and derives what the edge
-// needs per operation: who may call it, which properties its request DTO has (from path,
+// Reads the routes document (generated/openapi-routes.json: every route the server answers,
+// design.md §2) once, through openapi-backend, and derives what the edge needs per route: who may call it, which properties its request DTO has (from path,
 // query and body), and their JSON types.
 import fs from 'node:fs';
 import type { OpenAPIBackend } from 'openapi-backend';
@@ -48,7 +48,7 @@ export interface OperationContract {
 }
 
 export interface Contract {
-  /** The contract as written, $refs and all: what /openapi.json serves. */
+  /** The routes document as written, $refs and all: what /openapi-routes.json serves. */
   readonly document: Readonly<Record<string, unknown>>;
   /** openapi-backend over the document: its operations, and the validators it compiles. */
   readonly api: OpenAPIBackend;
@@ -66,7 +66,7 @@ type Json = Record<string, unknown>;
 /** The order methods are listed in Allow and CORS answers. */
 const verbOrder = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'];
 
-export async function loadContract(file = new URL('../../../generated/openapi.json', import.meta.url)): Promise<Contract> {
+export async function loadContract(file = new URL('../../../generated/openapi-routes.json', import.meta.url)): Promise<Contract> {
   const document = JSON.parse(fs.readFileSync(file, 'utf8')) as Json;
   return contractOf(document);
 }

@@ -6,11 +6,11 @@ import express, { type Router } from 'express';
 import type { Knex } from 'knex';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Purged } from '../auth/token-purge.js';
-import type { MaintenanceTrigger } from '../db/maintenance-schedule.js';
-import type { BackupStats } from '../db/backup-schedule.js';
-import type { PoolFigures } from '../db/read-executor.js';
-import type { ReplicaHealth } from '../db/replicas.js';
-import { readPoolFigures } from '../db/select.js';
+import type { MaintenanceTrigger } from '../db/maintenance/maintenance-schedule.js';
+import type { BackupStats } from '../db/maintenance/backup-schedule.js';
+import type { PoolFigures } from '../db/reads/read-executor.js';
+import type { ReplicaHealth } from '../db/reads/replicas.js';
+import { readPoolFigures } from '../db/reads/select.js';
 
 /** The schedules' figures (design.md §8, §9, §12), reported by the process that runs them. */
 export interface ScheduleSources {

@@ -4,8 +4,8 @@ import type { Knex } from 'knex';
 import { dialectOf } from '../db/dialect.js';
 import { translateDbError } from '../db/driver-errors.js';
 import { prepare } from '../db/prepared.js';
-import { selectRows, tableOfNamed } from '../db/select.js';
-import { versionColumns, versionsOfRow, type VersionsSeen } from '../db/table-versions.js';
+import { selectRows, tableOfNamed } from '../db/reads/select.js';
+import { versionColumns, versionsOfRow, type VersionsSeen } from '../db/table-versions/table-versions.js';
 import { sqlDialects } from '../query/sql-dialect.js';
 import { fileColumns, type ImpiantoFileRow } from './file-metadata.js';
 
@@ -26,7 +26,7 @@ export interface ImpiantoFilesRepository {
 export function createImpiantoFilesRepository(db: Knex, options: { timeoutMs?: number } = {}): ImpiantoFilesRepository {
   // Where the engines differ (string order), the query engine's dialect says how.
   const dialect = sqlDialects[dialectOf(db)];
-  // QUERY_TIMEOUT_MS bounds each statement where the engine can (db/select.ts); on SQLite
+  // QUERY_TIMEOUT_MS bounds each statement where the engine can (db/reads/select.ts); on SQLite
   // the bound is the two indexed queries themselves. Driver errors become 503/500 ApiErrors
   // here, so no driver text reaches the edge.
   const run = async ({ sql, bindings }: { sql: string; bindings: readonly unknown[] }): Promise<ImpiantoFileRow[]> => {

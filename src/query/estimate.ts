@@ -3,7 +3,7 @@
 // engine's own estimate (select-parts.ts EngineEstimate) or, on a filter no index range
 // serves, a random sample of the table's rows; where neither settles it, the capped count,
 // as a lower bound when the engine keeps no figure.
-import { firstCell, type Table } from '../db/select.js';
+import { firstCell, type Table } from '../db/reads/select.js';
 import type { EngineEstimate, EstimateParts, SampleParts, SelectParts } from './select-parts.js';
 
 /** `exact`: the count; `estimate`: the engine's figure or the sample's; `atLeast`: a lower bound. */

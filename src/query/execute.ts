@@ -3,8 +3,8 @@
 // table versions the first statement read. Driver errors reject; run-query.ts turns them
 // into a Result (db/driver-errors.ts).
 import type { Knex } from 'knex';
-import { cellOf, firstCell, keyOf, selectTable, type Cells, type SelectOn, type Table } from '../db/select.js';
-import { versionsOfRow, versionsUnseen, type VersionsSeen } from '../db/table-versions.js';
+import { cellOf, firstCell, keyOf, selectTable, type Cells, type SelectOn, type Table } from '../db/reads/select.js';
+import { versionsOfRow, versionsUnseen, type VersionsSeen } from '../db/table-versions/table-versions.js';
 import { statementCacheOf } from './statements.js';
 import type { EngineContext } from './engine-context.js';
 import { encodeCursor } from './cursor.js';

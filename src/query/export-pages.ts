@@ -1,9 +1,9 @@
 // An export's pages (design.md §7, Exports): each the rows after the last row of the one
 // before, through the keyset cursor's statements (render-keyset.ts), so no page uses
 // OFFSET and every page is a range of the order's index however deep it lies; all of them
-// on one consistent view (`select`, db/select.ts openSnapshot).
+// on one consistent view (`select`, db/reads/select.ts openSnapshot).
 import type { Knex } from 'knex';
-import { cellOf, keyOf, type Cells, type SelectOn, type Table } from '../db/select.js';
+import { cellOf, keyOf, type Cells, type SelectOn, type Table } from '../db/reads/select.js';
 import type { EngineContext } from './engine-context.js';
 import { cursorValue, keysOf, recordOf } from './format-values.js';
 import { encodeCursor, type CursorValue } from './cursor.js';

@@ -1,7 +1,7 @@
 // Database values -> response values. Drivers differ (mysql2 gives BIGINT and DECIMAL as
 // strings with bigNumberStrings, TINYINT(1) as 0/1; better-sqlite3 gives numbers), so
 // each family is normalised here: records get numbers and true/false, meta gets strings.
-import { cellOf, keyOf, type Cells, type Table } from '../db/select.js';
+import { cellOf, keyOf, type Cells, type Table } from '../db/reads/select.js';
 import type { Family, FieldSpec } from './catalog-types.js';
 import type { AggregateFn } from './plan-types.js';
 import type { FamilyValues, QueryRecord } from './records.js';

@@ -4,7 +4,7 @@
 // bound with `??`; every value is a `?` parameter.
 import type { Knex } from 'knex';
 import { dialectOf } from '../db/dialect.js';
-import { versionColumns } from '../db/table-versions.js';
+import { versionColumns } from '../db/table-versions/table-versions.js';
 import type { FieldSpec } from './catalog-types.js';
 import type { OrderTerm, QueryPlan } from './plan-types.js';
 import type { EngineContext } from './engine-context.js';

@@ -4,11 +4,11 @@
 import type { Knex } from 'knex';
 import { dialectOf } from '../db/dialect.js';
 import { translateDbError } from '../db/driver-errors.js';
-import { selectTogether } from '../db/select.js';
+import { selectTogether } from '../db/reads/select.js';
 import { fail, ok, type FieldError, type Result } from '../errors/api-error.js';
 import type { QueryDtoSpec } from './catalog-types.js';
 import type { EngineContext } from './engine-context.js';
-import type { VersionsSeen } from '../db/table-versions.js';
+import type { VersionsSeen } from '../db/table-versions/table-versions.js';
 import { executeAlone, executeTogether, singleStatement, type Executed } from './execute.js';
 import { plan } from './plan.js';
 import type { QueryPlan } from './plan-types.js';

@@ -91,6 +91,6 @@ export interface RenderedQuery {
   readonly aggregates: readonly { readonly aggregate: Aggregate; readonly source: AggregateSource }[];
   /** The filter's count where the substring index alone knows it (substring-routes.ts): Total and EstimatedTotal need no statement. */
   readonly knownTotal: number | undefined;
-  /** Where the versions of `tables` are read, as columns beside the rows (db/table-versions.ts); undefined when nowhere. */
+  /** Where the versions of `tables` are read, as columns beside the rows (db/table-versions/table-versions.ts); undefined when nowhere. */
   readonly versions: { readonly tables: readonly string[]; readonly in: 'page' | 'summary' } | undefined;
 }

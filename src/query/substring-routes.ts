@@ -7,7 +7,7 @@
 import type { Knex } from 'knex';
 import { dialectOf, type Dialect } from '../db/dialect.js';
 import { fold } from '../db/fold.js';
-import { cellOf, firstCell, keyOf, type SelectOn } from '../db/select.js';
+import { cellOf, firstCell, keyOf, type SelectOn } from '../db/reads/select.js';
 import type { EngineContext } from './engine-context.js';
 import type { Condition, QueryPlan } from './plan-types.js';
 import { gramEstimates, phraseCount } from './render-route-probe.js';

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
-import { backupName, scheduleBackups } from '../../src/db/backup-schedule.js';
+import { backupName, scheduleBackups } from '../../src/db/maintenance/backup-schedule.js';
 import { connect } from '../../src/db/connect.js';
 import { migrate } from '../../src/db/migrate.js';
 import { startService } from '../reliability/support/service-process.js';

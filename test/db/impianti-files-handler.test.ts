@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { ApiError } from '../../src/errors/api-error.js';
-import { primaryOnly } from '../../src/db/replicas.js';
+import { primaryOnly } from '../../src/db/reads/replicas.js';
 import { createImpiantiHandlers } from '../../src/handlers/impianti-files.js';
 import type { Request } from '../../src/http/operation.js';
 import { insertImpiantoFiles, type NewImpiantoFile } from '../../src/impianti/impianto-file-writer.js';

@@ -1,7 +1,7 @@
 // The impianto-files repository on each engine: root selection, the children's order
 // (identical on MySQL and SQLite), and at most two queries whatever the folder size.
 import { expect } from 'chai';
-import { watchReads } from '../../src/db/select.js';
+import { watchReads } from '../../src/db/reads/select.js';
 import { fold } from '../../src/db/fold.js';
 import { createImpiantoFilesRepository } from '../../src/impianti/impianto-files-repository.js';
 import { insertImpiantoFiles, type NewImpiantoFile } from '../../src/impianti/impianto-file-writer.js';

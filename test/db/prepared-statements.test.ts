@@ -1,11 +1,11 @@
-// The read path runs its SELECTs as prepared statements on MySQL (src/db/select.ts): each
+// The read path runs its SELECTs as prepared statements on MySQL (src/db/reads/select.ts): each
 // text is prepared once per connection and executed after that, and a connection keeps a
 // bounded number of them (src/db/connect.ts), since the server caps them for all its
 // clients together. Read off the server's own counters, on a read pool of one connection,
 // asked through the read path itself: its own status statement is one more prepared text.
 import { expect } from 'chai';
 import { connect, disconnect } from '../../src/db/connect.js';
-import { selectRows } from '../../src/db/select.js';
+import { selectRows } from '../../src/db/reads/select.js';
 import type { Knex } from 'knex';
 import { createTestDb, type TestDb } from '../support/db.js';
 import { dialects } from '../support/dialects.js';

@@ -2,7 +2,7 @@
 // random sample of keys settles a result far past the limit without the count that would
 // scan the table, and a result within the limit is still counted exactly.
 import { expect } from 'chai';
-import { watchReads } from '../../src/db/select.js';
+import { watchReads } from '../../src/db/reads/select.js';
 import type { QueryResponse } from '../../src/query/execute.js';
 import { runQuery } from '../../src/query/run-query.js';
 import { createTestDb, type TestDb } from '../support/db.js';

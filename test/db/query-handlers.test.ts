@@ -6,7 +6,7 @@ import { searchCollation } from '../../src/db/collation.js';
 import { connect } from '../../src/db/connect.js';
 import { ApiError, fail, ok } from '../../src/errors/api-error.js';
 import { translateDbError } from '../../src/db/driver-errors.js';
-import { primaryOnly } from '../../src/db/replicas.js';
+import { primaryOnly } from '../../src/db/reads/replicas.js';
 import { createQueryHandlers, queryHandler } from '../../src/handlers/query-handlers.js';
 import { loadContract } from '../../src/http/contract.js';
 import type { OperationRequest } from '../../src/http/operation.js';

@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import net from 'node:net';
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config.js';
-import { createReads, primaryOnly, type Reads } from '../../src/db/replicas.js';
+import { createReads, primaryOnly, type Reads } from '../../src/db/reads/replicas.js';
 import { ApiError } from '../../src/errors/api-error.js';
 import { createImpiantiHandlers } from '../../src/handlers/impianti-files.js';
 import type { Request } from '../../src/http/operation.js';

@@ -1,11 +1,11 @@
-// The page path reads its rows as a Table (src/db/select.ts, selectTable); other reads keep
+// The page path reads its rows as a Table (src/db/reads/select.ts, selectTable); other reads keep
 // objects (selectRows). One SELECT text may be run both ways on one connection: SQLite's
 // statement cache holds one statement per text, switched in and out of raw mode, and MySQL's
 // one prepared statement serves both, so each way must come back as asked, whichever ran before.
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { connect } from '../../src/db/connect.js';
-import { cellOf, selectRows, selectTable, type Table } from '../../src/db/select.js';
+import { cellOf, selectRows, selectTable, type Table } from '../../src/db/reads/select.js';
 import { createTestDb, type TestDb } from '../support/db.js';
 import { forEachDialect } from '../support/dialects.js';
 

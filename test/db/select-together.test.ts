@@ -1,4 +1,4 @@
-// A query of several statements reads them together (design.md §8, src/db/select.ts,
+// A query of several statements reads them together (design.md §8, src/db/reads/select.ts,
 // selectTogether). On MySQL they go to one pooled connection, as the server itself reports
 // (CONNECTION_ID()), which goes back to the pool only once every statement asked of it has
 // settled. On a SQLite file they read in one read transaction: a write committed between
@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { connect, disconnect } from '../../src/db/connect.js';
-import { firstCell, readPoolFigures, selectTable, selectTogether } from '../../src/db/select.js';
+import { firstCell, readPoolFigures, selectTable, selectTogether } from '../../src/db/reads/select.js';
 import { runQuery } from '../../src/query/run-query.js';
 import { createTestDb, type TestDb } from '../support/db.js';
 import { forEachDialect } from '../support/dialects.js';

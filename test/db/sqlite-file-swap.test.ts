@@ -9,8 +9,8 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { connect } from '../../src/db/connect.js';
 import { migrate } from '../../src/db/migrate.js';
-import { openSqliteFile } from '../../src/db/sqlite-file.js';
-import { swapSqliteFile } from '../../src/db/sqlite-file-swap.js';
+import { openSqliteFile } from '../../src/db/sqlite-file/sqlite-file.js';
+import { swapSqliteFile } from '../../src/db/sqlite-file/sqlite-file-swap.js';
 
 describe('sqlite file swap', () => {
   let dir: string;

@@ -11,7 +11,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { connect } from '../../src/db/connect.js';
 import { migrationNames } from '../../src/db/migrate.js';
-import { openSqliteFile } from '../../src/db/sqlite-file.js';
+import { openSqliteFile } from '../../src/db/sqlite-file/sqlite-file.js';
 import { runCli } from '../support/run-cli.js';
 import { startServer } from '../support/server.js';
 import { accentedRows, buildTokenFile, copyOf, purgeExpired, tableDigests, tokenCount } from '../support/token-file.js';

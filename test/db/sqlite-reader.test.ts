@@ -3,7 +3,7 @@
 // never waits behind a write transaction and never sees one half-done.
 import { expect } from 'chai';
 import { connect, sqliteReaderOf } from '../../src/db/connect.js';
-import { selectRows } from '../../src/db/select.js';
+import { selectRows } from '../../src/db/reads/select.js';
 import { createTestDb, type TestDb } from '../support/db.js';
 
 const ids = async (t: TestDb) => (await selectRows<{ id: number }>(t.db, 'select id from soggetto_recapito order by id', [])).map((r) => r.id);

@@ -1,4 +1,4 @@
-// The client's backstop behind the server's statement limit (src/db/statement-deadline.ts):
+// The client's backstop behind the server's statement limit (src/db/reads/statement-deadline.ts):
 // a read the server never answers fails with 503 a grace second after QUERY_TIMEOUT_MS, and
 // its connection is closed, not lent again. The "server" is MariaDB behind a relay in this
 // test that can stop passing the server's answers on.
@@ -9,8 +9,8 @@ import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { connect } from '../../src/db/connect.js';
 import { translateDbError } from '../../src/db/driver-errors.js';
-import { selectRows } from '../../src/db/select.js';
-import { cancel, watch } from '../../src/db/statement-deadline.js';
+import { selectRows } from '../../src/db/reads/select.js';
+import { cancel, watch } from '../../src/db/reads/statement-deadline.js';
 import { dialects, mysqlTestUrl } from '../support/dialects.js';
 import { requireOfMachine } from '../support/machine.js';
 
@@ -139,7 +139,7 @@ if (dialects.includes('mysql')) describe('a server that stops answering a read [
   });
 });
 
-describe('statement deadlines (src/db/statement-deadline.ts)', () => {
+describe('statement deadlines (src/db/reads/statement-deadline.ts)', () => {
   const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
   it('fires each deadline once when due, never a cancelled one, and reuses no slot twice', async () => {

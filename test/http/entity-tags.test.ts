@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import { pino } from 'pino';
 import { createApp } from '../../src/app.js';
 import { connect, disconnect } from '../../src/db/connect.js';
-import { watchReads, type ReadStatement } from '../../src/db/select.js';
+import { watchReads, type ReadStatement } from '../../src/db/reads/select.js';
 import { createModules } from '../../src/handlers/index.js';
 import { loadContract } from '../../src/http/contract.js';
 import { dialects, forEachDialect } from '../support/dialects.js';

@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import http from 'node:http';
 import { seedBulk } from '../../src/db/seed-bulk.js';
-import { readPoolFigures, watchReads } from '../../src/db/select.js';
+import { readPoolFigures, watchReads } from '../../src/db/reads/select.js';
 import { forEachDialect } from '../support/dialects.js';
 import { expectError } from '../support/expect-error.js';
 import { startServer, type TestServer } from '../support/server.js';

@@ -14,7 +14,7 @@ import { contractOf, loadContract } from '../../src/http/contract.js';
 import type { HandlerMap } from '../../src/http/operation.js';
 import { createTestDb } from '../support/db.js';
 
-const main = path.resolve('dist/src/main.js');
+const main = path.resolve('dist/src/server/main.js');
 
 function spawnMain(env: Record<string, string>): { child: ChildProcess; stdout: () => string; stderr: () => string; exit: Promise<number | null> } {
   const child = spawn(process.execPath, [main], { env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });

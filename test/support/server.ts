@@ -11,7 +11,7 @@ import { createApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { Dialect } from '../../src/db/dialect.js';
 import { createModules, type Modules } from '../../src/handlers/index.js';
-import { startSchedules } from '../../src/lifecycle.js';
+import { startSchedules } from '../../src/server/lifecycle.js';
 import { loadContract, type Contract } from '../../src/http/contract.js';
 import { createResponseValidator, type ResponseValidator } from '../../src/contract-check/response-validator.js';
 import { createTestDb, type Knex } from './db.js';

@@ -60,7 +60,7 @@ describe('driver errors: translation', () => {
     ['lost connection', Object.assign(new Error('Connection lost'), { code: 'PROTOCOL_CONNECTION_LOST' }), 'ServiceUnavailable', 503],
     ['pool acquire timeout', Object.assign(new Error('Knex: Timeout acquiring a connection'), { name: 'KnexTimeoutError' }), 'ServiceUnavailable', 503],
     ['prepared statements exhausted', Object.assign(new Error("Can't create more than max_prepared_stmt_count statements"), { code: 'ER_MAX_PREPARED_STMT_COUNT_REACHED', errno: 1461 }), 'ServiceUnavailable', 503],
-    // The read pool's own (src/db/mysql-read-pool.ts).
+    // The read pool's own (src/db/reads/mysql-read-pool.ts).
     ['read pool acquire timeout', Object.assign(new Error('No database connection within 2000 ms'), { code: 'POOL_ACQUIRE_TIMEOUT' }), 'ServiceUnavailable', 503],
     ['a syntax error (a bug)', Object.assign(new Error('You have an error in your SQL syntax'), { code: 'ER_PARSE_ERROR' }), 'InternalServerError', 500],
   ];

@@ -19,7 +19,7 @@ const floors: Record<string, number> = {
   'http': 4,
   'app.ts': 5,
   'handlers': 6,
-  'main.ts': 7, 'lifecycle.ts': 7, 'cluster.ts': 7, 'cluster-worker.ts': 7, 'cli': 7, 'contract-check': 7,
+  'server': 7, 'cli': 7, 'contract-check': 7,
 };
 
 function sources(dir: string): string[] {

@@ -3,7 +3,7 @@
 // limit; where no index range serves it, a random sample of keys may; anything nearer the
 // limit, or a plan that reads another index, is counted.
 import { expect } from 'chai';
-import type { Table } from '../../src/db/select.js';
+import type { Table } from '../../src/db/reads/select.js';
 import { estimateOf, provingMatches, sampleSize } from '../../src/query/estimate.js';
 import type { EngineEstimate, EstimateParts, SampleParts, SelectParts } from '../../src/query/select-parts.js';
 

@@ -3,7 +3,7 @@
 // write moves it, whoever writes. The first version is the clock's (table-versions.ts).
 import type { Knex } from 'knex';
 import { dialectOf } from '../dialect.js';
-import { nextVersion, triggerNames, triggerStatements, versionedTables } from '../table-versions.js';
+import { nextVersion, triggerNames, triggerStatements, versionedTables } from '../table-versions/table-versions.js';
 
 export const name = '007-table-versions';
 

@@ -5,8 +5,8 @@
 import type { Knex } from 'knex';
 import { searchCollation } from '../collation.js';
 import { dialectOf } from '../dialect.js';
-import { fillStatements, mysqlTrigramDeferral } from '../substring-index-deferred.js';
-import { createIndexTable, indexesOf, positionsNeeded, positionsTable, trigramTriggerNames, trigramTriggers, type SubstringIndex } from '../substring-index.js';
+import { fillStatements, mysqlTrigramDeferral } from '../substring-index/substring-index-deferred.js';
+import { createIndexTable, indexesOf, positionsNeeded, positionsTable, trigramTriggerNames, trigramTriggers, type SubstringIndex } from '../substring-index/substring-index.js';
 
 export const name = '008-substring-index';
 

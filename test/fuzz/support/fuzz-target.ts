@@ -1,4 +1,4 @@
-// The service the fuzzer attacks: the real built process (node dist/src/main.js) on a
+// The service the fuzzer attacks: the real built process (node dist/src/server/main.js) on a
 // fresh database of the dialect, filled with the demo data and one user, plus the
 // tokens the fuzzer sends (right ones, and ones every protected operation refuses).
 import crypto from 'node:crypto';

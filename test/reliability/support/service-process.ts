@@ -1,4 +1,4 @@
-// Runs the real built service (node dist/src/main.js) as a child process, the way it runs
+// Runs the real built service (node dist/src/server/main.js) as a child process, the way it runs
 // in production, and reads what the load and fault tests measure from /proc: resident
 // memory and open file descriptors. Its log goes to a file, so a full pipe can never
 // stall the service under load.
@@ -8,7 +8,7 @@ import path from 'node:path';
 import { freePort } from './private-mariadb.js';
 
 export const jwtSecret = 'reliability-secret-that-is-at-least-32-bytes';
-const main = path.resolve('dist/src/main.js');
+const main = path.resolve('dist/src/server/main.js');
 // Node's own flags from `npm start` (the heap settings it is deployed with).
 const nodeFlags = (JSON.parse(fs.readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start
   .split(/\s+/)

@@ -6,8 +6,8 @@
 // unreachable or more than REPLICA_MAX_LAG_MS behind.
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { connect, disconnect } from './connect.js';
-import { translateDbError } from './driver-errors.js';
+import { connect, disconnect } from '../connect.js';
+import { translateDbError } from '../driver-errors.js';
 import { closeReads } from './select.js';
 
 export interface ReplicaHealth {

@@ -1,4 +1,4 @@
-// What the read path runs its SELECTs on (db/select.ts): one executor per database, built
+// What the read path runs its SELECTs on (db/reads/select.ts): one executor per database, built
 // on a driver's public API (mysql-reads.ts, sqlite-reads.ts) or on Knex's own query API
 // (knex-reads.ts), chosen in design.md §8.
 import type { Table } from './table.js';

@@ -7,8 +7,8 @@
 // - SQLite: a contentless FTS5 table with the trigram tokenizer over fold(column), rowid = id;
 //   a phrase of the folded term holds exactly the rows whose folded text contains it.
 import type { Knex } from 'knex';
-import { queryDtoList } from '../../generated/query-catalog.js';
-import type { Dialect } from './dialect.js';
+import { queryDtoList } from '../../../generated/query-catalog.js';
+import type { Dialect } from '../dialect.js';
 
 export interface SubstringIndex {
   readonly table: string;

@@ -6,10 +6,10 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 import { AggregatorRegistry, Registry } from 'prom-client';
-import type { Config } from './config.js';
+import type { Config } from '../config.js';
 import type { PrimaryMessage, WorkerMessage } from './cluster-worker.js';
-import { connect } from './db/connect.js';
-import { scheduleMetrics, type ScheduleSources } from './http/metrics.js';
+import { connect } from '../db/connect.js';
+import { scheduleMetrics, type ScheduleSources } from '../http/metrics.js';
 import { exitOnStopSignal, migrateDatabase, startSchedules } from './lifecycle.js';
 
 /** How long a stopping worker may take beyond its own 10 s drain before it is killed. */

@@ -5,8 +5,8 @@
 // (design.md §9). Reads only.
 import fs from 'node:fs';
 import type Database from 'better-sqlite3';
-import { ApiError, fail, ok, type Result } from '../errors/api-error.js';
-import { migrationNames } from './migrate.js';
+import { ApiError, fail, ok, type Result } from '../../errors/api-error.js';
+import { migrationNames } from '../migrate.js';
 import { absentSideFiles, openSqliteFile, removeCreatedSideFiles } from './sqlite-file.js';
 
 /** Each problem one line; none means the file is healthy. */

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { backupSqlite } from './sqlite-backup.js';
+import { backupSqlite } from '../sqlite-file/sqlite-backup.js';
 
 export interface BackupStats {
   /** Unix seconds of the last successful backup; 0 before the first. */

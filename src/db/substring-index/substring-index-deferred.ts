@@ -4,9 +4,9 @@
 // without their grams.
 import type Database from 'better-sqlite3';
 import type { Knex } from 'knex';
-import type { Dialect } from './dialect.js';
-import { dialectOf } from './dialect.js';
-import { triggersOff, triggersOffIn } from './sqlite-triggers-off.js';
+import type { Dialect } from '../dialect.js';
+import { dialectOf } from '../dialect.js';
+import { triggersOff, triggersOffIn } from '../sqlite-file/sqlite-triggers-off.js';
 import { fillStatement, indexesOf, substringIndexes, trigramsDeferredVariable, trigramTriggerNames, type SubstringIndex } from './substring-index.js';
 
 /** Which rows a fill covers: every row, or the ids from..to. */

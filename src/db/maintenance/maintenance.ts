@@ -4,7 +4,7 @@
 // and only after a tenth of a table changed; ANALYZE makes it at once, and it is kept to
 // the tables that moved because it also evicts the table from the server's caches.
 import type { Knex } from 'knex';
-import { dialectOf } from './dialect.js';
+import { dialectOf } from '../dialect.js';
 
 export interface MaintenanceResult {
   /** The tables whose statistics were gathered again. */

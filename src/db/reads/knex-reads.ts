@@ -3,7 +3,7 @@
 // not see). Knex lends a connection of its pool per statement, and one transaction holds
 // the statements of one request together.
 import type { Knex } from 'knex';
-import { dialectOf } from './dialect.js';
+import { dialectOf } from '../dialect.js';
 import { attempt, type ReadExecutor, type SelectOn } from './read-executor.js';
 import { tableOfNamed, type Cells, type Table } from './table.js';
 

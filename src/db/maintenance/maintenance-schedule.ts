@@ -3,9 +3,9 @@
 // /metrics; on MySQL one node at a time takes the turn, the others skip it.
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { dialectOf } from './dialect.js';
+import { dialectOf } from '../dialect.js';
 import { createMaintainer, type MaintenanceResult } from './maintenance.js';
-import { withNamedLock } from './named-lock.js';
+import { withNamedLock } from '../named-lock.js';
 
 export type MaintenanceTrigger = 'purge' | 'schedule';
 

@@ -3,11 +3,11 @@
 // changes whatever writes the table: the service, the loader, `db sql --write`, a migration,
 // an operator's own SQL. The entity tags of the answers are built on it (src/http/entity-tag.ts).
 import type { Knex } from 'knex';
-import type { Dialect } from './dialect.js';
-import { dialectOf } from './dialect.js';
-import { translateDbError } from './driver-errors.js';
-import { prepare } from './prepared.js';
-import { cellOf, keyOf, selectRows, type Cells, type Table } from './select.js';
+import type { Dialect } from '../dialect.js';
+import { dialectOf } from '../dialect.js';
+import { translateDbError } from '../driver-errors.js';
+import { prepare } from '../prepared.js';
+import { cellOf, keyOf, selectRows, type Cells, type Table } from '../reads/select.js';
 
 /** The tables whose rows an answer is made of: the two queries' and the installation files'. */
 export const versionedTables = ['caratteristica_gruppo', 'soggetto_recapito', 'impianto', 'impianto_file'] as const;

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { ApiError, fail, ok, type Result } from '../errors/api-error.js';
+import { ApiError, fail, ok, type Result } from '../../errors/api-error.js';
 import { checkSqliteFile } from './sqlite-check.js';
 import { absentSideFiles, fsyncPath, removeCreatedSideFiles } from './sqlite-file.js';
 

@@ -4,10 +4,10 @@
 // the new rows under the old version.
 import type Database from 'better-sqlite3';
 import type { Knex } from 'knex';
-import { dialectOf } from './dialect.js';
-import { triggersOff, triggersOffIn } from './sqlite-triggers-off.js';
+import { dialectOf } from '../dialect.js';
+import { triggersOff, triggersOffIn } from '../sqlite-file/sqlite-triggers-off.js';
 import { deferredVariable, nextVersion, triggerNames, versionedTables, type VersionedTable } from './table-versions.js';
-import type { Dialect } from './dialect.js';
+import type { Dialect } from '../dialect.js';
 
 const isVersioned = (table: string): table is VersionedTable => (versionedTables as readonly string[]).includes(table);
 

@@ -6,16 +6,16 @@ import http, { type Server } from 'node:http';
 import type { RequestHandler } from 'express';
 import net, { type Socket } from 'node:net';
 import type { Logger } from 'pino';
-import { schedulePurge } from './auth/token-purge.js';
-import type { Config } from './config.js';
-import { connect } from './db/connect.js';
-import { scheduleBackups } from './db/backup-schedule.js';
-import { scheduleMaintenance } from './db/maintenance-schedule.js';
-import { migrate } from './db/migrate.js';
-import type { Deps } from './deps.js';
-import { ApiError } from './errors/api-error.js';
-import type { GroupMetrics, ScheduleSources } from './http/metrics.js';
-import { rawErrorResponse } from './http/respond.js';
+import { schedulePurge } from '../auth/token-purge.js';
+import type { Config } from '../config.js';
+import { connect } from '../db/connect.js';
+import { scheduleBackups } from '../db/maintenance/backup-schedule.js';
+import { scheduleMaintenance } from '../db/maintenance/maintenance-schedule.js';
+import { migrate } from '../db/migrate.js';
+import type { Deps } from '../deps.js';
+import { ApiError } from '../errors/api-error.js';
+import type { GroupMetrics, ScheduleSources } from '../http/metrics.js';
+import { rawErrorResponse } from '../http/respond.js';
 
 const drainMs = 10_000;
 
@@ -76,7 +76,7 @@ export interface RunningService {
 export async function startService(config: Config, logger: Logger, options: ServiceOptions): Promise<RunningService> {
   // Loaded here, not above: the primary of several workers never serves, and without the
   // app, its contract and its validators it stays about 24 MiB smaller.
-  const [{ createApp }, { createModules }, { loadContract }] = await Promise.all([import('./app.js'), import('./handlers/index.js'), import('./http/contract.js')]);
+  const [{ createApp }, { createModules }, { loadContract }] = await Promise.all([import('../app.js'), import('../handlers/index.js'), import('../http/contract.js')]);
   const db = connect({ databaseUrl: config.databaseUrl, sqliteFile: config.sqliteFile, statementTimeoutMs: config.queryTimeoutMs });
   // The pool keeps this connection open, and with it the lock that tells restore a server
   // holds the SQLite file (design.md §9).

@@ -4,7 +4,7 @@ import cluster from 'node:cluster';
 import { pino } from 'pino';
 import { runPrimary } from './cluster.js';
 import { reportStartFailure, runWorker } from './cluster-worker.js';
-import { loadConfig, ConfigError, type Config } from './config.js';
+import { loadConfig, ConfigError, type Config } from '../config.js';
 import { exitOnStopSignal, migrateDatabase, startService } from './lifecycle.js';
 
 async function main(): Promise<void> {

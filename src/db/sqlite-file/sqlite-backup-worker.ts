@@ -3,7 +3,7 @@
 // The source is opened read-only; the search indexes it rebuilds need the fold function.
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { prepareSqlite } from './connect.js';
+import { prepareSqlite } from '../connect.js';
 
 const { source, target } = workerData as { source: string; target: string };
 let conn: Database.Database | undefined;

@@ -1,4 +1,4 @@
-// A SELECT's answer as the query engine reads it (db/select.ts): column names once, and
+// A SELECT's answer as the query engine reads it (db/reads/select.ts): column names once, and
 // where each column's cell sits in a row. Each driver's rows are kept as it built them.
 
 /** A row as a driver gives it: an array of cells (better-sqlite3's raw mode) or an object keyed by column (mysql2, Knex). */

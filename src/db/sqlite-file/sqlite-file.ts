@@ -4,7 +4,7 @@
 // leave the file's side files as they were, and their renames are made durable here.
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
-import { prepareSqlite } from './connect.js';
+import { prepareSqlite } from '../connect.js';
 
 export interface OpenOptions {
   /** Writes are refused by SQLite itself, not by this code. */

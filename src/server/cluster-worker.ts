@@ -4,8 +4,8 @@
 // whole group's.
 import { AggregatorRegistry, type Registry } from 'prom-client';
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
-import type { GroupMetrics } from './http/metrics.js';
+import type { Config } from '../config.js';
+import type { GroupMetrics } from '../http/metrics.js';
 import { exitOnStopSignal, startService } from './lifecycle.js';
 
 /** What a worker and its primary say to each other over the cluster's channel. */
