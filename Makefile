@@ -52,7 +52,7 @@ check-generated: install
 	node scripts/generate.mjs --check
 
 lint-spec: install
-	npx redocly lint generated/openapi.json --config redocly.yaml
+	npx redocly lint generated/openapi.json generated/openapi-routes.json --config redocly.yaml
 
 build: install
 	rm -rf dist

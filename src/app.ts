@@ -18,12 +18,15 @@ import type { HandlerMap } from './http/operation.js';
 import { exchangeOf, exchanges } from './http/exchange-middleware.js';
 import { errorAnswerer } from './http/answer-error.js';
 import { operationServer } from './http/serve-operation.js';
+import type { LiveModule } from './http/live-stream.js';
 
 export interface AppModules {
   readonly handlers: HandlerMap;
   readonly authenticator: Authenticator;
   /** Read routing and housekeeping figures for /metrics. */
   readonly metrics?: MetricsSources;
+  /** The live answers of the tagged GETs (design.md §7); without it, Accept: text/event-stream is 406 as any unserved type. */
+  readonly live?: LiveModule;
 }
 
 /** What http.createServer takes. */

@@ -53,6 +53,9 @@ export interface Config {
   readonly estimateExactUpTo: number;
   /** Exports running at once in this process; one more is 429 (design.md §7, Exports). */
   readonly exportConcurrency: number;
+  /** Live answers (design.md §7): how often each process reads the table versions, and its cap on open streams. */
+  readonly liveIntervalMs: number;
+  readonly liveMaxSubscriptions: number;
   readonly scrypt: { readonly logN: number; readonly r: number; readonly p: number };
   readonly hashConcurrency: number;
   readonly hashQueue: number;
@@ -160,6 +163,8 @@ export function loadConfig(env: Env = process.env): Config {
     cursorSecret,
     estimateExactUpTo: int(env, 'ESTIMATE_EXACT_UP_TO', 10_000, 0, 10_000_000),
     exportConcurrency: int(env, 'EXPORT_CONCURRENCY', 2, 1, 64),
+    liveIntervalMs: int(env, 'LIVE_INTERVAL_MS', 500, 50, 1000),
+    liveMaxSubscriptions: int(env, 'LIVE_MAX_SUBSCRIPTIONS', 10_000, 0, 1_000_000),
     trustProxy: trustProxy(env),
     corsOrigins: Object.freeze(list(env, 'CORS_ORIGINS')),
   } satisfies Config) as Config;

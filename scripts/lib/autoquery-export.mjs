@@ -69,7 +69,7 @@ function responses(dto, readsBody) {
 function fillPathItem(path, item, dto, catalog, problems) {
   if (item.parameters) problems.push(`spec/openapi.yaml: ${path}: parameters of an x-autoquery-export path are generated; remove them`);
   const schema = { $ref: `#/components/schemas/${dto.operation}Export` };
-  const filled = { ...item, parameters: parametersOf(exportRequestSchema(dto, catalog)) };
+  const filled = { ...item, parameters: parametersOf(exportRequestSchema(dto, catalog), `${dto.operation}Export`) };
   for (const method of methods.filter((m) => item[m])) {
     const op = item[method];
     if (op['x-export'] !== true) problems.push(`spec/openapi.yaml: ${method.toUpperCase()} ${path}: an export operation must say x-export: true`);

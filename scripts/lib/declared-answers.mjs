@@ -5,7 +5,8 @@
 //   - 401 and 403 must be written where an operation needs a role (checked, not added:
 //     an operation's description says what each means there);
 //   - `x-rate-limit: <policy>`: 429, and the RateLimit-Policy and RateLimit fields on every
-//     answer of the operation (required on the 429, which always carries them); a shared
+//     answer of the operation (required on the 429, which always carries them, and on the
+//     200 of a policy that is never off); a shared
 //     answer gets one copy with the fields per policy (`components.responses.<Name><Policy>`),
 //     which every route of the policy's operations cites;
 //   - Access-Control-Allow-Origin on every answer, since the edge adds it to any answer to
@@ -16,15 +17,22 @@ import { SpecError } from './spec-error.mjs';
 const verbs = ['get', 'put', 'post', 'delete', 'patch'];
 const corsHeader = 'Access-Control-Allow-Origin';
 const rateLimitHeaders = ['RateLimit-Policy', 'RateLimit'];
+/**
+ * The policies that are never off, so their fields are on every 200: the exports' limit
+ * (EXPORT_CONCURRENCY is at least 1, src/config.ts). `register` and `sign-in-failures`
+ * turn off with a limit of 0, and then send no field (design.md §4).
+ */
+const alwaysCounted = new Set(['export']);
 const headerRef = (name) => ({ $ref: `#/components/headers/${name}` });
 const responseRef = (name) => ({ $ref: `#/components/responses/${name}` });
 
 const withCors = (response) => ({ ...response, headers: { ...(response.headers ?? {}), [corsHeader]: headerRef(corsHeader) } });
 
 /** A response of a rate-limited operation: the shared one copied with the limit's fields. */
-function withRateLimit(response, status) {
+function withRateLimit(response, status, policy) {
+  const always = status === '429' || (status === '200' && alwaysCounted.has(policy));
   const fields = Object.fromEntries(
-    rateLimitHeaders.map((name) => [name, status === '429' ? { ...headerRef(name), required: true } : headerRef(name)]),
+    rateLimitHeaders.map((name) => [name, always ? { ...headerRef(name), required: true } : headerRef(name)]),
   );
   // A $ref may not have siblings in OpenAPI 3.0, so a header marked required is inlined.
   return { ...response, headers: { ...(response.headers ?? {}), ...fields } };
@@ -55,7 +63,7 @@ export function declareAnswers(document) {
   /** The answer of a limited operation: its own with the fields, a shared one as that policy's copy. */
   const limited = (r, status, policy) => {
     const own = (response) => {
-      const copy = withRateLimit(withCors(response), status);
+      const copy = withRateLimit(withCors(response), status, policy);
       return { ...copy, headers: inlineRequired(copy.headers, sharedHeaders) };
     };
     if (!r.$ref) return own(r);

@@ -1,4 +1,4 @@
-// Reads the three spec files under a root and builds every file of generated/ in memory:
+// Reads the spec files under a root and builds every file of generated/ in memory:
 // relative path -> exact text. Writing and drift checking both start from this map.
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -12,7 +12,7 @@ import { declareAnswers } from './declared-answers.mjs';
 import { declareEntityTags } from './entity-tags.mjs';
 import { generatedHeader, generatedMarker } from './header.mjs';
 import { buildCatalog } from './query-catalog.mjs';
-import { addRouteVariants } from './routes.mjs';
+import { addRouteVariants, declareNegotiation, describeRoutes, routesDocument } from './routes.mjs';
 import { renderServiceStackDtos } from './servicestack-dtos.mjs';
 import { validateInputs } from './validate-inputs.mjs';
 
@@ -33,18 +33,46 @@ export async function readInputs(root) {
 export async function buildOutputs(inputs) {
   const vocabulary = readCatalogVocabulary(inputs.catalogTypes);
   const catalog = buildCatalog(validateInputs(inputs.operators, inputs.dtos, vocabulary));
-  const filled = addRouteVariants(declareAnswers(declareEntityTags(fillAutoQueryExport(fillAutoQuery(inputs.openapi, catalog), catalog))));
-  const document = { ...filled, info: { ...filled.info, 'x-generated': generatedMarker } };
+  const negotiated = declareNegotiation(declareAnswers(declareEntityTags(fillAutoQueryExport(fillAutoQuery(inputs.openapi, catalog), catalog))));
+  const { consumers, routes } = servedDocuments(negotiated);
   // A JSON round trip drops YAML alias identity, so openapi-typescript sees plain data.
-  const json = `${JSON.stringify(document, null, 2)}\n`;
+  const json = `${JSON.stringify(consumers, null, 2)}\n`;
   const ast = await openapiTS(JSON.parse(json), { silent: true });
   return new Map([
     ['generated/openapi.json', json],
+    ['generated/openapi-routes.json', `${JSON.stringify(routes, null, 2)}\n`],
     ['generated/api.d.ts', `${generatedHeader}\n${astToString(ast).trimEnd()}\n`],
     ['generated/query-catalog.ts', renderCatalogSource(catalog)],
-    ['generated/servicestack-dtos.ts', renderServiceStackDtos(document)],
-    ['generated/operations.ts', renderOperationIds(document)],
+    ['generated/servicestack-dtos.ts', renderServiceStackDtos(routes)],
+    ['generated/operations.ts', renderOperationIds(routes)],
   ]);
+}
+
+/**
+ * The two served documents (design.md §2): the consumers' contract, each operation once at
+ * its own route, and the routes document, every route the server answers, which the server
+ * loads and validates against. Each links to the other.
+ */
+function servedDocuments(negotiated) {
+  const info = { ...negotiated.info, 'x-generated': generatedMarker };
+  const consumers = {
+    ...describeRoutes(negotiated),
+    info,
+    externalDocs: {
+      description: 'Every route the server answers, suffix and ServiceStack routes included, each with `x-variant-of` naming its operation here: for gateways, validating proxies and ServiceStack users.',
+      url: routesDocument,
+    },
+    'x-routes-document': routesDocument,
+  };
+  const routes = {
+    ...addRouteVariants(negotiated),
+    info,
+    externalDocs: {
+      description: 'The consumers\' contract: each operation once, at its own route. Client generators and documentation read that one.',
+      url: 'openapi.json',
+    },
+  };
+  return { consumers, routes };
 }
 
 /**

@@ -117,13 +117,17 @@ const arrayForms =
  * the query string fills only properties the body left out.
  */
 export function queryParameters(dto, catalog) {
-  return parametersOf(requestSchema(dto, catalog));
+  return parametersOf(requestSchema(dto, catalog), dto.operation);
 }
 
-/** Every property of a request schema as a query parameter (queryParameters). */
-export function parametersOf(request) {
+/**
+ * Every property of the request schema `components.schemas.<schemaName>` as a query
+ * parameter (queryParameters), its schema a reference to the property's: each bound is
+ * written once, which keeps the consumers' document within a quarter of the routes one.
+ */
+export function parametersOf(request, schemaName) {
   return Object.entries(request.properties).map(([name, { description, ...schema }]) => {
-    const param = { name, in: 'query', description, schema };
+    const param = { name, in: 'query', description, schema: { $ref: `#/components/schemas/${schemaName}/properties/${name}` } };
     if (schema.type === 'array') Object.assign(param, { description: `${description} ${arrayForms}`, style: 'form', explode: false });
     // deepObject (`meta[key]=value`) is what generated clients send for an object; the
     // server also reads the JSON object text that ServiceStack clients send (design.md §1).

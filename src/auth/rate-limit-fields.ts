@@ -3,7 +3,7 @@
 // The names are the contract's `x-rate-limit` values of the operations that count.
 import { rateWindowMs, type RateDecision } from './rate-limiter.js';
 
-export type RatePolicy = 'register' | 'sign-in-failures' | 'export';
+export type RatePolicy = 'register' | 'sign-in-failures' | 'export' | 'live';
 
 /** The fields of one decision; none while the limit is off (a limit of 0). */
 export function rateLimitFields(policy: RatePolicy, d: RateDecision, windowMs = rateWindowMs): Record<string, string> {

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // npm run test:contract -- --base-url URL [--admin-user NAME --admin-password-env VAR]
 //   [--impianto-id N] [--timeout-ms MS]
-// Holds a running deployment to generated/openapi.json. Exit 0: it conforms (skipped cases
+// Holds a running deployment to the routes document (generated/openapi-routes.json: every
+// route, design.md §2). Exit 0: it conforms (skipped cases
 // allowed); 1: a case failed, a response broke the contract or an operation is uncovered;
 // 2: bad arguments. The admin password is read from an environment variable so it never
 // appears in the process list or the shell history.

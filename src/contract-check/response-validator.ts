@@ -1,7 +1,8 @@
-// Judges one HTTP response against generated/openapi.json: is the status documented for the
-// operation the request reached, are the documented headers there and well-formed, is the
-// Content-Type one the response lists, and does the body match its schema. Shared by the
-// contract suite (against any deployment) and test/support/server.ts (every test request).
+// Judges one HTTP response against the routes document (generated/openapi-routes.json): is
+// the status documented for the operation the request reached, are the documented headers
+// there and well-formed, is the Content-Type one the response lists, and does the body match
+// its schema. Shared by the contract suite (against any deployment) and
+// test/support/server.ts (every test request).
 import type { ErrorObject } from 'ajv';
 import { schemaCompiler, type SchemaCompiler } from './schema-compiler.js';
 import { escapePointer, loadSpecDocument, specRoutes, type Json, type Route } from './spec-routes.js';

@@ -16,7 +16,7 @@ export interface SuiteOptions {
   /** An Impianto that exists on the deployment, for the positive files cases (default 1). */
   readonly impiantoId?: number;
   readonly timeoutMs?: number;
-  /** The contract to hold the deployment to (default generated/openapi.json). */
+  /** The contract to hold the deployment to (default the routes document, generated/openapi-routes.json: every route). */
   readonly document?: Json;
   readonly cases?: readonly ContractCase[];
 }

@@ -1,5 +1,5 @@
-// Which operation of generated/openapi.json a request reached, judged the way the server
-// routes (design.md §2, §11): every route is declared (suffix routes and HEAD included);
+// Which operation of the routes document (generated/openapi-routes.json) a request reached,
+// judged the way the server routes (design.md §2, §11): every route is declared (suffix routes and HEAD included);
 // request DTO names under /json/reply/ and /api/ match in any letter case.
 // Standalone on purpose: the contract suite runs against deployments, not this process.
 import fs from 'node:fs';
@@ -32,7 +32,7 @@ export interface SpecRoutes {
 
 const methods = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
 
-export function loadSpecDocument(file = new URL('../../../generated/openapi.json', import.meta.url)): Json {
+export function loadSpecDocument(file = new URL('../../../generated/openapi-routes.json', import.meta.url)): Json {
   return JSON.parse(fs.readFileSync(file, 'utf8')) as Json;
 }
 

@@ -15,7 +15,7 @@ import { answerTag, representationVersion } from './answer-tags.js';
 import { taggedRead } from './conditional-read.js';
 
 /** The answer is made of these tables' rows alone: the installation and its files. */
-const tables: readonly VersionedTable[] = ['impianto', 'impianto_file'];
+export const impiantoFilesTables: readonly VersionedTable[] = ['impianto', 'impianto_file'];
 
 export function createImpiantiHandlers(deps: { reads: Reads; config: Config }): Pick<HandlerMap, 'GetImpiantoFilesRequest'> {
   // One repository per database: each renders its statements once for its own connections.
@@ -33,7 +33,7 @@ export function createImpiantiHandlers(deps: { reads: Reads; config: Config }): 
         taggedRead({
           db,
           request,
-          tables,
+          tables: impiantoFilesTables,
           timeoutMs: deps.config.queryTimeoutMs,
           tagOf: (versions) => answerTag(service, request, `GetImpiantoFilesRequest ${impiantoId}`, versions),
           read: async (versioned) => {

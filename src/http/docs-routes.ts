@@ -1,7 +1,7 @@
-// /docs: Swagger UI on the served contract, from the swagger-ui-dist package (no CDN, so
-// the page works offline and behind egress filters; design.md §9). Only the handful of
-// files the page uses are served, under a Content-Security-Policy that forbids inline
-// scripts: the initializer is a file of its own for that reason.
+// /docs: Swagger UI on the consumers' contract (/openapi.json), from the swagger-ui-dist
+// package (no CDN, so the page works offline and behind egress filters; design.md §9). Only
+// the handful of files the page uses are served, under a Content-Security-Policy that
+// forbids inline scripts: the initializer is a file of its own for that reason.
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import express, { type Router } from 'express';
@@ -48,7 +48,8 @@ const initializer = `window.ui = SwaggerUIBundle({
   deepLinking: true,
   displayOperationId: true,
   // Shows the x- marks readers need: x-case-insensitive-properties on request schemas,
-  // x-variant-of on the suffix and predefined routes.
+  // x-roles and x-public on operations. The page reads the consumers' contract, each
+  // operation once; its externalDocs link to the routes document (design.md §2).
   showExtensions: true,
   validatorUrl: null,
   presets: [SwaggerUIBundle.presets.apis],

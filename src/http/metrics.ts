@@ -10,6 +10,7 @@ import type { MaintenanceTrigger } from '../db/maintenance/maintenance-schedule.
 import type { BackupStats } from '../db/maintenance/backup-schedule.js';
 import type { PoolFigures } from '../db/reads/read-executor.js';
 import type { ReplicaHealth } from '../db/reads/replicas.js';
+import type { LiveFigures } from '../live/live-hub.js';
 import { readPoolFigures } from '../db/reads/select.js';
 
 /** The schedules' figures (design.md §8, §9, §12), reported by the process that runs them. */
@@ -34,6 +35,8 @@ export interface GroupMetrics {
 export interface MetricsSources extends Partial<ScheduleSources> {
   replicas(): readonly ReplicaHealth[];
   primaryReads(): number;
+  /** The live answers' figures (design.md §7). */
+  live?(): LiveFigures;
   readonly group?: GroupMetrics;
 }
 
@@ -158,8 +161,16 @@ function deploymentMetrics(registry: Registry, sources: MetricsSources): void {
       for (const r of sources.replicas()) if (r.lagMs !== undefined) this.set({ replica: r.name }, r.lagMs / 1000);
     },
   });
+  if (sources.live) liveMetrics(registry, sources.live);
   const { purged, maintenanceTurns, backups } = sources;
   if (purged && maintenanceTurns && backups) scheduleMetrics(registry, { purged, maintenanceTurns, backups });
+}
+
+/** Open live answers, the distinct requests they share, and how often those ran again. */
+function liveMetrics(registry: Registry, read: () => LiveFigures): void {
+  new Gauge({ name: 'live_subscriptions', help: 'Live answers (event streams) open in this process', registers: [registry], collect() { this.set(read().subscriptions); } });
+  new Gauge({ name: 'live_requests', help: 'Distinct live requests the open streams share, one execution each', registers: [registry], collect() { this.set(read().requests); } });
+  new Counter({ name: 'live_reruns_total', help: 'Executions of live requests: first reads and re-runs after their tables moved', registers: [registry], collect() { this.reset(); this.inc(read().reruns); } });
 }
 
 /** The schedules' counters, read at scrape time, in the registry of the process that runs them. */

@@ -14,6 +14,7 @@ import { readBody } from './read-body.js';
 import { buildDto, type Body } from './request-dto.js';
 import { sendResult } from './respond.js';
 import { sendStream } from './respond-stream.js';
+import { serveLive, wantsEvents, type LiveModule } from './live-stream.js';
 import { requestValidators } from './validate-request.js';
 
 const bodyLimit = 1024 * 1024;
@@ -27,11 +28,15 @@ function conditionalOf(ex: Exchange, negotiated: Negotiated): Conditional {
 
 export type ServeOperation = (op: OperationContract, params: Readonly<Record<string, string>>, ex: Exchange) => Promise<void>;
 
-export function operationServer(contract: Contract, modules: { readonly handlers: HandlerMap; readonly authenticator: Authenticator }): ServeOperation {
+export function operationServer(contract: Contract, modules: { readonly handlers: HandlerMap; readonly authenticator: Authenticator; readonly live?: LiveModule | undefined }): ServeOperation {
   const validators = requestValidators(contract.api, contract);
+  const { live } = modules;
   return async (op, params, ex) => {
     ex.operationId = op.canonicalId;
-    const negotiated = op.export
+    // The live form of a tagged GET (live-stream.ts): JSON events, whatever a suffix or format= would pick.
+    const events = live !== undefined && ex.req.method === 'GET' && op.suffix === undefined && ex.queryValue('format') === undefined &&
+      ex.queryValue('callback') === undefined && live.tablesOf(op.canonicalId) !== undefined && wantsEvents(ex.header('accept'));
+    const negotiated: Negotiated = events ? { format: 'json', callback: undefined } : op.export
       ? negotiateExport({ suffix: op.suffix, formatParam: ex.queryValue('format'), accept: ex.header('accept'), callback: ex.queryValue('callback') })
       : negotiate({
           suffix: op.suffix,
@@ -54,6 +59,11 @@ export function operationServer(contract: Contract, modules: { readonly handlers
     // The contract's field errors go to the handler, which answers them (operation.ts, callHandler).
     const fieldErrors = validators.get(op.operationId)!(built.value);
     // createApp's checkWiring has matched every canonical id of the contract to a handler of the map.
+    if (events) {
+      const read = (conditional: Conditional) =>
+        callHandler(modules.handlers, op.canonicalId as CanonicalOperationId, new HandlerRequest(op.canonicalId, built.value, fieldErrors, principal, 'json', ex, modules.authenticator, conditional));
+      return serveLive(ex, live!, { operationId: op.canonicalId, dto: built.value, principal }, read);
+    }
     const handlerRequest = new HandlerRequest(op.canonicalId, built.value, fieldErrors, principal, negotiated.format, ex, modules.authenticator, conditionalOf(ex, negotiated));
     const result = await callHandler(modules.handlers, op.canonicalId as CanonicalOperationId, handlerRequest);
     if (result.stream !== undefined) await sendStream(ex, result.stream);

@@ -19,6 +19,9 @@ import { rawErrorResponse } from '../http/respond.js';
 
 const drainMs = 10_000;
 
+/** How long a live client waits before it reconnects: long enough for a balancer to see this node gone. */
+const liveRetryMs = 2_000;
+
 export interface Schedules {
   /** The schedules' figures for /metrics. */
   readonly figures: ScheduleSources;
@@ -100,6 +103,8 @@ export async function startService(config: Config, logger: Logger, options: Serv
     async stop(signal) {
       logger.info({ signal }, 'draining');
       draining.now = true;
+      // Streams would hold their connections for the whole drain: they end first, told to come back.
+      modules.endLive(liveRetryMs);
       await drain(server);
       await schedules?.stop();
       await modules.close();

@@ -1,5 +1,6 @@
-// /docs in headless Chromium, as a person uses it: every operation of the contract is on
-// the page, Register works through "Try it out", and "Authorize" makes the bearer token
+// /docs in headless Chromium, as a person uses it: every operation of the consumers'
+// contract is on the page once, under its tag, with the routes besides its own named in its
+// description and the routes document linked; Register works through "Try it out", and "Authorize" makes the bearer token
 // reach a protected operation. A screenshot of each run lands in test-output/.
 import fs from 'node:fs';
 import { expect } from 'chai';
@@ -9,11 +10,14 @@ import { startServer, type TestServer } from '../support/server.js';
 
 const chromiumPath = '/usr/bin/chromium';
 const outputDir = new URL('../../../test-output/', import.meta.url);
-const spec = JSON.parse(fs.readFileSync(new URL('../../../generated/openapi.json', import.meta.url), 'utf8')) as { paths: Record<string, Record<string, { operationId?: string }>> };
+const spec = JSON.parse(fs.readFileSync(new URL('../../../generated/openapi.json', import.meta.url), 'utf8')) as { paths: Record<string, Record<string, { operationId?: string; tags?: string[] }>> };
 
-const contractOperations = Object.entries(spec.paths)
-  .flatMap(([path, item]) => Object.entries(item).filter(([, op]) => typeof op?.operationId === 'string').map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId}`))
+const operationsOf = (tag?: string) => Object.entries(spec.paths)
+  .flatMap(([path, item]) => Object.entries(item)
+    .filter(([, op]) => typeof op?.operationId === 'string' && (tag === undefined || op.tags?.includes(tag)))
+    .map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId}`))
   .sort();
+const contractOperations = operationsOf();
 
 /** Expands an operation, runs it with "Try it out", and returns the answer shown on the page. */
 async function tryItOut(operation: Locator, fill: (op: Locator) => Promise<void> = async () => undefined): Promise<{ status: string; body: string }> {
@@ -50,17 +54,28 @@ forEachDialect('documentation page in Chromium', (dialect) => {
     await s?.close();
   });
 
-  it('shows every operation of the contract, by method, path and operationId', async () => {
-    const shown = await page.locator('.opblock').evaluateAll((blocks) => blocks.map((b) =>
+  it('shows every operation of the contract once, by method, path and operationId, under its tag', async () => {
+    const blocks = (root: Locator) => root.locator('.opblock').evaluateAll((found) => found.map((b) =>
       [b.querySelector('.opblock-summary-method')?.textContent, b.querySelector('.opblock-summary-path')?.getAttribute('data-path'), b.querySelector('.opblock-summary-operation-id')?.textContent].join(' ')));
+    const shown = await blocks(page.locator('body'));
     expect(shown.sort()).to.deep.equal(contractOperations);
+    expect(shown.length, 'each operation once (design.md §2)').to.be.at.most(30);
+    const sections = page.locator('.opblock-tag-section');
+    const tags = await sections.locator('h3.opblock-tag').evaluateAll((found) => found.map((h) => h.getAttribute('data-tag') ?? ''));
+    expect(tags).to.deep.equal(['Accounts', 'Impianti', 'Query', 'Health', 'Service']);
+    for (const [i, tag] of tags.entries()) {
+      expect((await blocks(sections.nth(i))).sort(), tag).to.deep.equal(operationsOf(tag));
+    }
   });
 
-  it('shows the suffix and predefined routes with the operation they belong to, and the leniency mark', async () => {
-    const files = page.locator('#operations-Impianti-GetImpiantoFilesRequestJson');
+  it('names the routes besides its own in an operation, links the routes document, and shows the leniency mark', async () => {
+    const files = page.locator('#operations-Impianti-GetImpiantoFilesRequest');
     await files.locator('.opblock-summary-control').click();
     await files.locator('.opblock-body').waitFor();
-    expect(await files.innerText()).to.match(/x-variant-of[\s\S]*GetImpiantoFilesRequest/);
+    const text = await files.innerText();
+    for (const route of ['/impianti/{ImpiantoId}/files.json', '/json/reply/GetImpiantoFilesRequest', '/api/GetImpiantoFilesRequest', 'openapi-routes.json']) expect(text).to.include(route);
+    expect(await page.locator('a[href$="openapi-routes.json"]').count(), 'the routes document is linked').to.be.greaterThan(0);
+    await files.locator('.opblock-summary-control').click();
     const register = page.locator('#model-Register');
     await register.locator('.model-box-control').first().click();
     await register.getByText('x-case-insensitive-properties').first().waitFor();

@@ -37,7 +37,7 @@ function editedContract() {
     edit(dir, 'query-operators.yaml', 'takeMaximum: 2147483647', 'takeMaximum: 50');
     const run = spawnSync(process.execPath, [path.join(root, 'scripts/generate.mjs'), '--root', dir], { encoding: 'utf8' });
     expect(run.status, run.stderr).to.equal(0);
-    return contractOf(JSON.parse(fs.readFileSync(path.join(dir, 'generated/openapi.json'), 'utf8')) as Record<string, unknown>);
+    return contractOf(JSON.parse(fs.readFileSync(path.join(dir, 'generated/openapi-routes.json'), 'utf8')) as Record<string, unknown>);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

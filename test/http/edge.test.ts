@@ -55,10 +55,15 @@ forEachDialect('HTTP edge', (dialect) => {
       expect(r.status).to.equal(200);
       expect(r.text).to.equal('');
     });
-    it('serves the contract at /openapi.json and /openapi.yaml', async () => {
+    it('serves the contract at /openapi.json and /openapi.yaml, and every route at /openapi-routes.json', async () => {
       const json = await s.request('GET', '/openapi.json');
       expect(json.status).to.equal(200);
       expect(json.body.paths).to.have.property('/register');
+      expect(json.body.paths).not.to.have.property('/register.json');
+      expect(json.body.externalDocs.url).to.equal('openapi-routes.json');
+      const routes = await s.request('GET', '/openapi-routes.json');
+      expect(routes.body.paths['/json/reply/Register.json'].post['x-variant-of']).to.equal('Register');
+      expect(routes.body.servers).to.deep.equal(json.body.servers);
       expect(json.body.servers[0]).to.deep.equal({ url: s.baseUrl, description: 'Development (NODE_ENV is not production): the host that served this document.', 'x-internal': false });
       const yaml = await s.request('GET', '/openapi.yaml');
       expect(yaml.headers.get('content-type')).to.match(/^application\/yaml/);

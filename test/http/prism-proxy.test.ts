@@ -1,5 +1,5 @@
-// The contract suite through a third-party validating proxy built from the served contract
-// (@stoplight/prism-cli in proxy mode with --errors: it refuses requests the contract does
+// The contract suite through a third-party validating proxy built from the routes document
+// (generated/openapi-routes.json, every route the server answers; @stoplight/prism-cli in proxy mode with --errors: it refuses requests the contract does
 // not allow and reports answers that break it). Every answer the service gives through it
 // must pass: 0 response violations, every positive case green. Prism answers some negative
 // cases itself before they reach the service (it refuses the invalid request the case sends
@@ -47,7 +47,7 @@ describe('contract suite through the Prism validating proxy', function () {
     await seedDemo(s.db);
     const port = await freePort();
     prismUrl = `http://127.0.0.1:${port}`;
-    prism = spawn(path.join(root, 'node_modules/.bin/prism'), ['proxy', path.join(root, 'generated/openapi.json'), s.baseUrl, '--errors', '-h', '127.0.0.1', '-p', String(port)], { cwd: root });
+    prism = spawn(path.join(root, 'node_modules/.bin/prism'), ['proxy', path.join(root, 'generated/openapi-routes.json'), s.baseUrl, '--errors', '-h', '127.0.0.1', '-p', String(port)], { cwd: root });
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`Prism did not start:\n${log.join('')}`)), 60_000);
       const read = (d: Buffer) => {

@@ -1,7 +1,7 @@
 // Runs the real app on 127.0.0.1 with a fresh database of the given dialect, and gives
 // tests a small HTTP client. Scrypt runs at a cheap cost and rate limits are off unless
 // a test's env says otherwise. Every answer the client sees is also checked against
-// generated/openapi.json, so each suite doubles as a contract test.
+// the routes document (generated/openapi-routes.json), so each suite doubles as a contract test.
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import { Writable } from 'node:stream';
@@ -61,7 +61,7 @@ let contract: Contract | undefined;
 let validateResponse: ResponseValidator | undefined;
 let principals = 0;
 
-/** `contract`: another contract to serve than generated/openapi.json (a spec edited by a test). */
+/** `contract`: another contract to serve than generated/openapi-routes.json (a spec edited by a test). */
 export async function startServer(options: { dialect: Dialect; env?: Record<string, string>; clock?: () => Date; contract?: Contract; middleware?: RequestHandler[] }): Promise<TestServer> {
   const testDb = await createTestDb(options.dialect);
   const config = loadConfig({ ...testEnv, ...options.env });

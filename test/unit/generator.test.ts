@@ -13,6 +13,7 @@ import type * as CatalogTypesSource from '../../scripts/lib/catalog-types-source
 import type * as DeclaredAnswers from '../../scripts/lib/declared-answers.mjs';
 import type * as EntityTags from '../../scripts/lib/entity-tags.mjs';
 import type * as QueryCatalog from '../../scripts/lib/query-catalog.mjs';
+import type * as Outputs from '../../scripts/lib/outputs.mjs';
 import type * as QuerySchemas from '../../scripts/lib/query-schemas.mjs';
 import type * as ValidateInputs from '../../scripts/lib/validate-inputs.mjs';
 
@@ -23,6 +24,7 @@ const { readCatalogVocabulary } = await load<typeof CatalogTypesSource>('catalog
 const { declareAnswers } = await load<typeof DeclaredAnswers>('declared-answers.mjs');
 const { declareEntityTags } = await load<typeof EntityTags>('entity-tags.mjs');
 const { buildCatalog } = await load<typeof QueryCatalog>('query-catalog.mjs');
+const { buildOutputs, readInputs } = await load<typeof Outputs>('outputs.mjs');
 const { requestSchema } = await load<typeof QuerySchemas>('query-schemas.mjs');
 const { validateInputs } = await load<typeof ValidateInputs>('validate-inputs.mjs');
 
@@ -200,7 +202,7 @@ describe('generator: --check detects drift', () => {
       fs.appendFileSync(path.join(tmp, 'spec/query-dtos.yaml'), '      - { name: Note, column: note, family: string, nullable: true, length: 200 }\n');
       const stale = run('--check', '--root', tmp);
       expect(stale.status).to.equal(1);
-      expect(stale.stderr).to.include('generated/openapi.json').and.include('generated/query-catalog.ts').and.include('generated/api.d.ts');
+      expect(stale.stderr).to.include('generated/openapi.json').and.include('generated/openapi-routes.json').and.include('generated/query-catalog.ts').and.include('generated/api.d.ts');
 
       expect(run('--root', tmp).status).to.equal(0);
       expect(fs.readFileSync(path.join(tmp, 'generated/query-catalog.ts'), 'utf8')).to.include("name: 'NoteStartsWith'");
@@ -259,6 +261,12 @@ describe('generator: declared answers', () => {
     expect(shared['BadRequest']!['headers']).to.not.have.property('RateLimit');
   });
 
+  it("requires the RateLimit fields on the 200 of a policy that is never off (the exports'), not of one that may be", () => {
+    const ok = (policy: string) => responsesOf(declareAnswers(doc({ 'x-public': true, 'x-rate-limit': policy, responses: { 200: { description: 'ok' } } })))['200']!['headers'];
+    expect(ok('export')['RateLimit']).to.include({ required: true });
+    expect(ok('register')['RateLimit']).to.deep.equal({ $ref: '#/components/headers/RateLimit' });
+  });
+
   const refused: [string, Json, string][] = [
     ['an operation needing a role without 403', { 'x-roles': ['Admin'], responses: { 401: shared } }, 'must declare 403'],
     ['an operation needing a token without 401', { 'x-roles': [], responses: {} }, 'must declare 401'],
@@ -293,4 +301,52 @@ describe('generator: entity tags (x-etag)', () => {
     ['a missing NotModified answer', { get: { responses: {} } }, { responses: {} }, 'NotModified is missing'],
   ];
   for (const [name, item, extra, want] of refused) it(`refuses ${name}`, () => expect(() => declareEntityTags(doc(item, extra))).to.throw(want));
+});
+
+describe('generator: the two served documents (design.md §2)', () => {
+  type Operation = [path: string, method: string, op: Json];
+  const operationsOf = (document: Json): Operation[] => Object.entries(document['paths'] as Record<string, Json>)
+    .flatMap(([path, item]) => ['get', 'put', 'post', 'delete', 'patch', 'head'].filter((m) => item[m]).map((m): Operation => [path, m, item[m]]));
+  let consumers: Json;
+  let routes: Json;
+  before(async function () {
+    this.timeout(60_000);
+    const outputs = await buildOutputs(await readInputs(root));
+    consumers = JSON.parse(outputs.get('generated/openapi.json')!) as Json;
+    routes = JSON.parse(outputs.get('generated/openapi-routes.json')!) as Json;
+  });
+
+  it('the consumers\' document declares each operation once, at its own route, and links the routes document', () => {
+    const ops = operationsOf(consumers);
+    expect(ops.filter(([, m, op]) => m === 'head' || op['x-variant-of'])).to.deep.equal([]);
+    expect(ops.length).to.be.at.most(30);
+    const own = Object.fromEntries(ops.map(([path, m, op]) => [op['operationId'], `${m.toUpperCase()} ${path}`]));
+    expect(own).to.include({ Register: 'POST /register', RegisterPut: 'PUT /register', GetImpiantoFilesRequest: 'GET /impianti/{ImpiantoId}/files', CaratteristicaGruppoQuery: 'POST /json/reply/CaratteristicaGruppoQuery', CaratteristicaGruppoQueryGet: 'GET /json/reply/CaratteristicaGruppoQuery' });
+    expect(consumers['externalDocs']).to.include({ url: 'openapi-routes.json' });
+    expect(consumers['x-routes-document']).to.equal('openapi-routes.json');
+  });
+
+  it('the routes document declares every route, each variant naming an operation of the consumers\' document', () => {
+    const canonical = new Set(operationsOf(consumers).map(([, , op]) => op['operationId']));
+    const variants = operationsOf(routes).filter(([, , op]) => op['x-variant-of']);
+    expect(variants.map(([, , op]) => op['x-variant-of']).filter((id) => !canonical.has(id))).to.deep.equal([]);
+    expect(operationsOf(routes).filter(([, , op]) => !op['x-variant-of']).map(([, , op]) => op['operationId']).sort()).to.deep.equal([...canonical].sort());
+    expect(routes['paths']).to.include.keys('/register.json', '/json/reply/Register', '/api/Register.json', '/api/GetImpiantoFilesRequest', '/json/reply/CaratteristicaGruppoQuery.csv');
+  });
+
+  it("names, in each operation's description, the routes besides its own", () => {
+    const files = (consumers['paths'] as Json)['/impianti/{ImpiantoId}/files']['get']['description'] as string;
+    for (const route of ['`/impianti/{ImpiantoId}/files.json`', '`/json/reply/GetImpiantoFilesRequest`', '`/api/GetImpiantoFilesRequest`', 'HEAD', '`openapi-routes.json`', '`Accept`']) expect(files).to.include(route);
+    const routeDescription = (routes['paths'] as Json)['/impianti/{ImpiantoId}/files']['get']['description'] as string;
+    expect(routeDescription).not.to.include('openapi-routes.json');
+  });
+
+  it("requires ETag and Cache-Control on a tagged operation's .csv 200, and the exports' RateLimit fields on their 200 but not on HEAD", () => {
+    const paths = routes['paths'] as Json;
+    const headers = (path: string, method: string) => paths[path][method]['responses']['200']['headers'] as Record<string, Json>;
+    expect(headers('/json/reply/CaratteristicaGruppoQuery.csv', 'get')['ETag']).to.include({ required: true });
+    expect(headers('/json/reply/CaratteristicaGruppoQuery', 'get')['ETag']).to.deep.equal({ $ref: '#/components/headers/ETag' });
+    expect(headers('/json/reply/SoggettoRecapitoQueryExport', 'post')['RateLimit']).to.include({ required: true });
+    expect(headers('/json/reply/SoggettoRecapitoQueryExport', 'head')['RateLimit']).not.to.have.property('required');
+  });
 });

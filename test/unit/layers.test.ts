@@ -15,7 +15,7 @@ const floors: Record<string, number> = {
   'errors': 0, 'int32.ts': 0, 'contract-types.ts': 0, 'text-memo.ts': 0,
   'config.ts': 1, 'deps.ts': 1,
   'db': 2,
-  'query': 3, 'impianti': 3, 'auth': 3,
+  'query': 3, 'impianti': 3, 'auth': 3, 'live': 3,
   'http': 4,
   'app.ts': 5,
   'handlers': 6,

@@ -34,7 +34,7 @@ function markdown(sections: Record<string, { title: string; figures: Figures }>,
   const lines = [
     '## Robustness and reliability',
     '',
-    '`make test` fuzzes every operation from `generated/openapi.json` (test/fuzz: at least 10,000 malformed',
+    '`make test` fuzzes every operation from `generated/openapi-routes.json` (test/fuzz: at least 10,000 malformed',
     'requests per engine, each answered 4xx with a well-formed `responseStatus`, tables checksummed before and',
     'after) and attacks tokens and sessions (test/security). `make test-reliability` (also run by `.ci/run`)',
     'starts the built service on a private MariaDB that it stops, restarts and locks itself, and measures:',

@@ -1,0 +1,116 @@
+// The live form of a tagged GET (design.md §7, "Live answers"; DECISIONS §13): asked with
+// Accept: text/event-stream, the request passes every check of the plain GET and its first
+// read, and only then becomes a Server-Sent Events stream, whose events the process's
+// LiveHub (src/live/live-hub.ts) sends.
+import { concurrencyLimitFields } from '../auth/rate-limit-fields.js';
+import { bearerExpiresAt } from '../auth/token-expiry.js';
+import type { Principal } from '../auth/roles.js';
+import { ApiError } from '../errors/api-error.js';
+import type { LiveAnswer, LiveHub, LiveSink } from '../live/live-hub.js';
+import type { Exchange } from './exchange.js';
+import type { Conditional, NotModified, OperationResponse } from './operation.js';
+import { toJson } from './respond.js';
+
+export interface LiveModule {
+  readonly hub: LiveHub;
+  /** The tables an operation's answer is made of; undefined for an operation with no live form. */
+  tablesOf(operationId: string): readonly string[] | undefined;
+}
+
+/** What a client may leave unread before it is dropped: a few answers of a full page. */
+const maxUnsentBytes = 1024 * 1024;
+
+/** A client over the cap may try again in a second: streams end as clients leave. */
+const retryAfterSeconds = 1;
+
+/** Whether Accept asks for the event stream: EventSource sends exactly `text/event-stream`. */
+export function wantsEvents(accept: string | undefined): boolean {
+  if (accept === undefined) return false;
+  return accept.split(',').some((range) => {
+    const [type, ...params] = range.split(';').map((p) => p.trim().toLowerCase());
+    const q = params.find((p) => p.startsWith('q='));
+    return type === 'text/event-stream' && (q === undefined || Number(q.slice(2)) > 0);
+  });
+}
+
+/** JSON text with no key order of its own: equal DTOs, however written, give equal keys. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+const answerOf = (result: OperationResponse | NotModified): LiveAnswer => ({
+  tag: result.headers?.['ETag'],
+  data: 'notModified' in result ? undefined : toJson(result.body, result.nullFree),
+});
+
+const streamHeaders = ['Content-Type', 'text/event-stream; charset=utf-8', 'Cache-Control', 'no-cache', 'X-Accel-Buffering', 'no'];
+
+/**
+ * Serves the live form of `operationId` for `principal`'s `dto`. `read` runs the handler as
+ * the plain GET would, with `conditional`; its failure before the stream starts is answered
+ * as the GET's (thrown).
+ */
+export async function serveLive(
+  ex: Exchange,
+  live: LiveModule,
+  request: { readonly operationId: string; readonly dto: unknown; readonly principal: Principal | null },
+  read: (conditional: Conditional) => Promise<OperationResponse | NotModified>,
+): Promise<void> {
+  const { hub } = live;
+  const full = () =>
+    ApiError.of('TooManyRequests', 'Too many live answers are open here; try again later', {
+      'Retry-After': String(retryAfterSeconds),
+      ...concurrencyLimitFields('live', hub.limit, 0, retryAfterSeconds),
+    });
+  if (!hub.hasRoom()) throw full();
+  const lastEventId = ex.header('last-event-id');
+  // A client resuming with the current tag costs one version read, as a 304 does.
+  const first = await read({ ifNoneMatch: lastEventId, representation: 'json' });
+  const { res } = ex;
+  const open = () => {
+    if (!res.headersSent) res.writeHead(200, streamHeaders);
+  };
+  const sink: LiveSink = {
+    write(text) {
+      if (res.destroyed) return false;
+      open();
+      if (res.writableLength + text.length > maxUnsentBytes) return false;
+      res.write(text);
+      return true;
+    },
+    end(text) {
+      if (res.destroyed) return;
+      open();
+      if (text === undefined) res.destroy();
+      else res.end(text);
+    },
+  };
+  const roles = [...(request.principal?.roles ?? [])].sort().join(',');
+  const subscribed = hub.subscribe(
+    {
+      key: `${request.operationId} ${roles} json ${canonical(request.dto)}`,
+      tables: live.tablesOf(request.operationId) ?? [],
+      read: async () => answerOf(await read({ ifNoneMatch: undefined, representation: 'json' })),
+    },
+    sink,
+    {
+      lastEventId,
+      seed: answerOf(first),
+      expiresAt: bearerExpiresAt(ex.header('authorization')),
+      expiredData: toJson({ responseStatus: { errorCode: 'TokenExpired', message: 'The access token expired: reconnect with a fresh one and Last-Event-ID', errors: [] } }),
+    },
+  );
+  if (!subscribed.ok) throw full();
+  open();
+  // The status line and headers go now, whether or not a first event follows them.
+  res.flushHeaders();
+  await new Promise<void>((resolve) => {
+    if (res.destroyed || res.writableEnded) return resolve();
+    res.once('close', () => resolve());
+  });
+  subscribed.unsubscribe();
+}

@@ -1,0 +1,156 @@
+// The live answers' hub (src/live/live-hub.ts) with a fake database: which reads run, and
+// which events each subscriber gets, as the versions move.
+import { expect } from 'chai';
+import { LiveHub, type LiveRead, type LiveSink } from '../../src/live/live-hub.js';
+
+const interval = 20;
+const settle = (ms = interval * 3) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A stream that records what it is sent; `full` makes it refuse writes, as a client that stopped reading. */
+function sink(full = false): LiveSink & { readonly events: string[]; ended: string | undefined | false } {
+  const events: string[] = [];
+  const s = {
+    events,
+    ended: false as string | undefined | false,
+    write: (text: string) => (events.push(text), !full),
+    end: (text?: string) => void (s.ended = text),
+  };
+  return s;
+}
+
+/** A fake database: table versions, and answers made of them; counts the reads. */
+function world() {
+  const versions = new Map([['a', '1'], ['b', '1']]);
+  let failing = false;
+  let reads = 0;
+  const hub = new LiveHub({
+    intervalMs: interval,
+    heartbeatMs: 60_000,
+    maxSubscriptions: 10_050,
+    readVersions: async () => {
+      if (failing) throw new Error('connect ECONNREFUSED');
+      return new Map(versions);
+    },
+    failureData: () => '{"responseStatus":{"errorCode":"ServiceUnavailable"}}',
+  });
+  const read = (key: string, table = 'a', body = () => `{"v":${versions.get(table)}}`): LiveRead => ({
+    key,
+    tables: [table],
+    read: async () => {
+      if (failing) throw new Error('connect ECONNREFUSED');
+      reads++;
+      return { tag: `"${key}-${versions.get(table)}"`, data: body() };
+    },
+  });
+  return { hub, versions, read, reads: () => reads, fail: (on: boolean) => (failing = on) };
+}
+
+describe('live answers: the hub', () => {
+  it('sends the current answer first, with its tag as id, and shares one read between equal requests', async () => {
+    const w = world();
+    const [x, y] = [sink(), sink()];
+    w.hub.subscribe(w.read('q'), x);
+    w.hub.subscribe(w.read('q'), y);
+    await settle(5);
+    expect(x.events).to.deep.equal(['id: "q-1"\ndata: {"v":1}\n\n']);
+    expect(y.events).to.deep.equal(x.events);
+    expect(w.reads()).to.equal(1);
+    expect(w.hub.figures()).to.include({ subscriptions: 2, requests: 1 });
+    w.hub.close(0);
+  });
+
+  it('runs a request again only when its tables move, and sends only a changed answer', async () => {
+    const w = world();
+    const [onA, onB] = [sink(), sink()];
+    w.hub.subscribe(w.read('qa', 'a'), onA);
+    w.hub.subscribe(w.read('qb', 'b'), onB);
+    await settle();
+    const before = w.reads();
+    await settle();
+    expect(w.reads(), 'no write, no read').to.equal(before);
+    w.versions.set('a', '2');
+    await settle();
+    expect(w.reads() - before, 'the moved table\'s request alone').to.equal(1);
+    expect(onA.events.at(-1)).to.equal('id: "qa-2"\ndata: {"v":2}\n\n');
+    expect(onB.events).to.have.length(1);
+    w.hub.close(0);
+  });
+
+  it('sends no first event to a client that holds the current tag, and one when the answer changed', async () => {
+    const w = world();
+    const [held, stale] = [sink(), sink()];
+    w.hub.subscribe(w.read('q'), held, { lastEventId: '"q-1"' });
+    w.hub.subscribe(w.read('q'), stale, { lastEventId: '"q-0"' });
+    await settle(5);
+    expect(held.events).to.deep.equal([]);
+    expect(stale.events).to.have.length(1);
+    w.hub.close(0);
+  });
+
+  it('refuses a subscription past the cap', () => {
+    const w = world();
+    const hub = new LiveHub({ intervalMs: interval, heartbeatMs: 60_000, maxSubscriptions: 1, readVersions: async () => new Map(), failureData: () => '{}' });
+    expect(hub.subscribe(w.read('q'), sink()).ok).to.equal(true);
+    expect(hub.subscribe(w.read('q'), sink()).ok).to.equal(false);
+    hub.close(0);
+  });
+
+  it('ends a subscription when its token expires, with an expired event', async () => {
+    const w = world();
+    const s = sink();
+    w.hub.subscribe(w.read('q'), s, { expiresAt: Date.now() + 30, expiredData: '{"responseStatus":{"errorCode":"TokenExpired"}}' });
+    await settle(80);
+    expect(s.ended).to.equal('event: expired\ndata: {"responseStatus":{"errorCode":"TokenExpired"}}\n\n');
+    expect(w.hub.figures().subscriptions).to.equal(0);
+  });
+
+  it('drops a client that stopped reading', async () => {
+    const w = world();
+    const slow = sink(true);
+    const fine = sink();
+    w.hub.subscribe(w.read('q'), slow);
+    w.hub.subscribe(w.read('q'), fine);
+    await settle(5);
+    expect(slow.ended).to.equal(undefined);
+    expect(w.hub.figures().subscriptions).to.equal(1);
+    w.hub.close(0);
+  });
+
+  it('sends unavailable once while the database is down, and the answer when it is back', async () => {
+    const w = world();
+    const s = sink();
+    w.hub.subscribe(w.read('q'), s);
+    await settle();
+    w.fail(true);
+    await settle(interval * 5);
+    expect(s.events.filter((e) => e.startsWith('event: unavailable'))).to.have.length(1);
+    w.fail(false);
+    w.versions.set('a', '3');
+    await settle();
+    expect(s.events.at(-1)).to.equal('id: "q-3"\ndata: {"v":3}\n\n');
+    expect(s.ended, 'the stream stayed open').to.equal(false);
+    w.hub.close(0);
+  });
+
+  it('ends every stream with a retry hint when it closes', async () => {
+    const w = world();
+    const s = sink();
+    w.hub.subscribe(w.read('q'), s);
+    w.hub.close(1500);
+    expect(s.ended).to.equal('retry: 1500\n\n');
+  });
+
+  it('runs each affected request once for 10,000 subscribers over 100 requests when one table moves', async () => {
+    const w = world();
+    const sinks = Array.from({ length: 10_000 }, () => sink());
+    sinks.forEach((s, i) => w.hub.subscribe(w.read(`q${i % 100}`, i % 100 < 50 ? 'a' : 'b'), s));
+    await settle();
+    expect(w.hub.figures()).to.include({ subscriptions: 10_000, requests: 100 });
+    const before = w.reads();
+    w.versions.set('a', '2');
+    await settle();
+    expect(w.reads() - before, 'the 50 requests on the moved table, once each').to.equal(50);
+    expect(sinks.filter((s) => s.events.length === 2)).to.have.length(5_000);
+    w.hub.close(0);
+  });
+});
