@@ -2780,7 +2780,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "userName": "mario.rossi",
+                 *       "userName": "admin",
                  *       "roles": [
                  *         "ApiUser"
                  *       ]
@@ -3965,6 +3965,16 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "idIn": [
+                 *         1,
+                 *         2,
+                 *         3
+                 *       ],
+                 *       "orderByDesc": "Id"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CaratteristicaGruppoQueryExport"];
                 "application/x-www-form-urlencoded": components["schemas"]["CaratteristicaGruppoQueryExport"];
             };
@@ -4248,6 +4258,16 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "idIn": [
+                 *         1,
+                 *         2,
+                 *         3
+                 *       ],
+                 *       "orderByDesc": "Id"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SoggettoRecapitoQueryExport"];
                 "application/x-www-form-urlencoded": components["schemas"]["SoggettoRecapitoQueryExport"];
             };
@@ -4313,8 +4333,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "userName": "mario.rossi",
-                 *       "password": "correct-horse-battery"
+                 *       "userName": "admin",
+                 *       "password": "Cambiami-subito-42"
                  *     }
                  */
                 "application/json": components["schemas"]["Authenticate"];
@@ -4678,6 +4698,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example init.js */
                 asset: "init.js" | "swagger-ui.css" | "swagger-ui-bundle.js" | "favicon-32x32.png" | "favicon-16x16.png";
             };
             cookie?: never;

@@ -13,7 +13,7 @@ fs.mkdirSync(out, { recursive: true });
 
 export const { values: opts } = parseArgs({
   options: {
-    only: { type: 'string', default: 'compare,workers,scale,export,etag' },
+    only: { type: 'string', default: 'compare,workers,scale,export,etag,live' },
     engines: { type: 'string', default: 'mysql,sqlite' },
     pairs: { type: 'string', default: '5' },
     seconds: { type: 'string', default: '6' },
@@ -36,7 +36,7 @@ export const seconds = quick ? 2 : Number(opts.seconds);
 export const warmup = quick ? 1 : Number(opts.warmup);
 export const connections = Number(opts.connections);
 /** results.json holds full default runs only; a quick or partial run writes under out/. */
-const partial = quick || opts.only !== 'compare,workers,scale,export,etag' || opts.engines !== 'mysql,sqlite';
+const partial = quick || opts.only !== 'compare,workers,scale,export,etag,live' || opts.engines !== 'mysql,sqlite';
 export const resultsFile = opts.results || new URL(partial ? `out/results-${quick ? 'quick' : 'partial'}.json` : 'results.json', here).pathname;
 export const serverUrl = process.env.MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test';
 

@@ -3,7 +3,7 @@
 // and SQLite; the cost of query shapes at 10k, 100k and 1M rows; an export of 1M rows as
 // CSV; and the CPU of a 304 against the same GET answered 200. Writes scripts/bench/results.json and prints one table (README.md here).
 //
-//   node scripts/bench/run.mjs [--only compare,workers,scale,export,etag|flood|load] [--engines mysql,sqlite]
+//   node scripts/bench/run.mjs [--only compare,workers,scale,export,etag,live|flood|load] [--engines mysql,sqlite]
 //                              [--pairs 5] [--seconds 6] [--warmup 5] [--connections 16]
 //                              [--service-env K=V,...] [--load-rows 1000000,10000000]
 //                              [--results file] [--quick] [--summary] [--help]
@@ -21,6 +21,7 @@ import { etagPhase } from './phase-etag.mjs';
 import { floodPhase } from './phase-flood.mjs';
 import { loadPhase } from './phase-load.mjs';
 import { scalePhase } from './phase-scale.mjs';
+import { livePhase } from './phase-live.mjs';
 import { workersPhase } from './phase-workers.mjs';
 import { printSummary, targets } from './summary.mjs';
 
@@ -31,6 +32,7 @@ const phases = {
   scale: (results) => forEachEngine((e) => scalePhase(e, results)),
   export: (results) => forEachEngine((e) => exportPhase(e, results)),
   etag: (results) => forEachEngine((e) => etagPhase(e, results)),
+  live: (results) => forEachEngine((e) => livePhase(e, results)),
   flood: (results) => floodPhase(results),
   load: () => loadPhase({
     appRoot: appRoot(), out, log,

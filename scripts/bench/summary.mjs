@@ -42,7 +42,7 @@ function compareRows(compare, at, atLeast, atMost) {
 
 /** Rows of [measure, target, (engine) => cell or undefined]. */
 function rows(results) {
-  const { compare = {}, workers = {}, scale = {}, etag = {}, startup = [] } = results;
+  const { compare = {}, workers = {}, scale = {}, etag = {}, live = {}, startup = [] } = results;
   const at = (o, e, f) => (o[e] ? f(o[e]) : undefined);
   const atLeast = (n) => (v) => v >= n;
   const atMost = (n) => (v) => v <= n;
@@ -54,6 +54,11 @@ function rows(results) {
     ['mix: req/s, WORKERS=2 / 1', '≥ 1.3', (e) => at(workers, e, (w) => cell(ratio(w.mix.rps), w.mix.rps.median, atLeast(1.3)))],
     ['WORKERS=2 / 1: peak RSS of any process, MB', '< 200', (e) => at(workers, e, (w) => cell(w.peakRssMb, w.peakRssMb, below(200)))],
     ['WORKERS=2: CPU s of each process over the pairs, the primary first', '', (e) => at(workers, e, (w) => cell(w.processes.map((p) => p.cpuSeconds).join(', ')))],
+    ['live, 1,000 streams: write to event p99, ms', '≤ interval + 100', (e) => at(live, e, (l) => l[1000] && cell(l[1000].writeToEventMs.p99, l[1000].writeToEventMs.p99, atMost(l.intervalMs + 100)))],
+    ['live, 10,000 streams over 100 requests: executions a write', '≤ 100', (e) => at(live, e, (l) => l[10000] && cell(l[10000].rerunsPerWrite, l[10000].rerunsPerWrite, atMost(100)))],
+    ['live, 10,000 streams, no writes: CPU, share of a core', '< 0.05', (e) => at(live, e, (l) => l[10000] && cell(l[10000].idleCpuShareOfACore, l[10000].idleCpuShareOfACore, below(0.05)))],
+    ['live, 10,000 streams: peak RSS, MB', '< 300', (e) => at(live, e, (l) => l[10000] && cell(l[10000].peakRssMb, l[10000].peakRssMb, below(300)))],
+    ['live, 10,000 streams: write to event p50 / p99, ms', '', (e) => at(live, e, (l) => l[10000] && cell(`${l[10000].writeToEventMs.p50} / ${l[10000].writeToEventMs.p99}`))],
     ['start to `/ready`, worst, ms', '< 1500', (e) => {
       const mine = startup.filter((s) => s.where.endsWith(e)).map((s) => s.readyMs);
       return mine.length ? cell(Math.max(...mine), Math.max(...mine), below(1500)) : undefined;

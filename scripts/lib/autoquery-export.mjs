@@ -5,7 +5,7 @@
 // its 200 answers JSON Lines or CSV. The hand-written part keeps summary, access and
 // extensions, as for the queries (autoquery.mjs).
 import { queryErrorResponses } from './autoquery.mjs';
-import { recordExample } from './query-examples.mjs';
+import { exportRequestExample, recordExample } from './query-examples.mjs';
 import { parametersOf, requestSchema } from './query-schemas.mjs';
 import { SpecError } from './spec-error.mjs';
 
@@ -76,7 +76,7 @@ function fillPathItem(path, item, dto, catalog, problems) {
     for (const key of ['parameters', 'requestBody', 'responses']) {
       if (op[key]) problems.push(`spec/openapi.yaml: ${method.toUpperCase()} ${path}: \`${key}\` is generated for x-autoquery-export; remove it`);
     }
-    const body = { required: false, content: { 'application/json': { schema }, 'application/x-www-form-urlencoded': { schema } } };
+    const body = { required: false, content: { 'application/json': { schema, example: exportRequestExample(dto) }, 'application/x-www-form-urlencoded': { schema } } };
     filled[method] = { ...op, ...(bodyMethods.has(method) ? { requestBody: body } : {}), responses: responses(dto, bodyMethods.has(method)) };
   }
   return filled;

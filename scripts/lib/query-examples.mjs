@@ -19,6 +19,17 @@ export function requestExample(dto) {
   return { ...example, skip: 0, take: 10, orderByDesc: key.name, include: 'Total' };
 }
 
+/**
+ * An export's request: an `In` list on the key, which matches rows of `make run`'s demo data,
+ * and its order; no paging or `include`, which an export does not take.
+ */
+export function exportRequestExample(dto) {
+  const key = dto.fields[0];
+  const example = {};
+  if (dto.filters.some((f) => f.property === `${key.property}In`)) example[`${key.property}In`] = [1, 2, 3];
+  return { ...example, orderByDesc: key.name };
+}
+
 export function responseExample(dto) {
   return { offset: 0, total: 1, results: [recordExample(dto)] };
 }

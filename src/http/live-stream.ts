@@ -1,4 +1,4 @@
-// The live form of a tagged GET (design.md §7, "Live answers"; DECISIONS §13): asked with
+// The live form of a tagged GET (design.md §7, "Live answers"): asked with
 // Accept: text/event-stream, the request passes every check of the plain GET and its first
 // read, and only then becomes a Server-Sent Events stream, whose events the process's
 // LiveHub (src/live/live-hub.ts) sends.
@@ -7,7 +7,7 @@ import { bearerExpiresAt } from '../auth/token-expiry.js';
 import type { Principal } from '../auth/roles.js';
 import { ApiError } from '../errors/api-error.js';
 import type { LiveAnswer, LiveHub, LiveSink } from '../live/live-hub.js';
-import type { Exchange } from './exchange.js';
+import type { Request, Response } from 'express';
 import type { Conditional, NotModified, OperationResponse } from './operation.js';
 import { toJson } from './respond.js';
 
@@ -55,7 +55,8 @@ const streamHeaders = ['Content-Type', 'text/event-stream; charset=utf-8', 'Cach
  * as the GET's (thrown).
  */
 export async function serveLive(
-  ex: Exchange,
+  req: Request,
+  res: Response,
   live: LiveModule,
   request: { readonly operationId: string; readonly dto: unknown; readonly principal: Principal | null },
   read: (conditional: Conditional) => Promise<OperationResponse | NotModified>,
@@ -67,10 +68,9 @@ export async function serveLive(
       ...concurrencyLimitFields('live', hub.limit, 0, retryAfterSeconds),
     });
   if (!hub.hasRoom()) throw full();
-  const lastEventId = ex.header('last-event-id');
+  const lastEventId = req.get('last-event-id');
   // A client resuming with the current tag costs one version read, as a 304 does.
   const first = await read({ ifNoneMatch: lastEventId, representation: 'json' });
-  const { res } = ex;
   const open = () => {
     if (!res.headersSent) res.writeHead(200, streamHeaders);
   };
@@ -100,7 +100,7 @@ export async function serveLive(
     {
       lastEventId,
       seed: answerOf(first),
-      expiresAt: bearerExpiresAt(ex.header('authorization')),
+      expiresAt: bearerExpiresAt(req.headers.authorization),
       expiredData: toJson({ responseStatus: { errorCode: 'TokenExpired', message: 'The access token expired: reconnect with a fresh one and Last-Event-ID', errors: [] } }),
     },
   );

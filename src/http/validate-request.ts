@@ -3,7 +3,7 @@
 // with the validators it compiles from each operation's parameters and body, and every
 // failure becomes a field error named after the spec's PascalCase property (design.md §3).
 //
-// ServiceStack's leniencies (names in any letter case, comma lists, JSV, a property in the
+// ServiceStack's leniencies (names in any letter case, comma lists, a property in the
 // query string of a POST) are settled before this stage: request-dto.ts builds the DTO, and
 // the DTO is laid out here as the contract declares it (path, query, body) under the
 // contract's own names. openapi-backend's validateRequest would parse the raw request again

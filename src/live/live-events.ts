@@ -1,5 +1,5 @@
 // The text of Server-Sent Events (WHATWG HTML §9.2, "Server-sent events"), as the live
-// answers send them (design.md §7, "Live answers"; DECISIONS §13): an answer is a `message`
+// answers send them (design.md §7, "Live answers"): an answer is a `message`
 // whose `id` is its entity tag, so a browser's EventSource resumes with Last-Event-ID.
 
 /** An answer: `data` is the JSON the plain GET answers (one line: JSON text holds no line break). */

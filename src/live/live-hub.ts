@@ -158,10 +158,10 @@ export class LiveHub {
     if (this.count === 0) this.stop();
   }
 
-  /** Sends the group's answer to one subscriber, unless it holds that tag already. */
-  private deliver(group: Group, subscription: Subscription): void {
+  /** Sends the group's answer to one subscriber, unless it holds that tag already and nothing failed since (`again`). */
+  private deliver(group: Group, subscription: Subscription, again = false): void {
     const answer = group.answer!;
-    if ((answer.tag !== undefined && answer.tag === subscription.held) || answer.data === undefined) return;
+    if ((!again && answer.tag !== undefined && answer.tag === subscription.held) || answer.data === undefined) return;
     subscription.held = answer.tag;
     if (!subscription.sink.write(answerEvent(answer.tag, answer.data))) this.drop(group, subscription);
   }
@@ -176,20 +176,19 @@ export class LiveHub {
     for (const s of [...group.subscriptions]) if (!s.sink.write(text)) this.drop(group, s);
   }
 
-  /** Runs the group's read once, however many ask meanwhile, and sends a changed answer. */
+  /** Runs the group's read once, however many ask meanwhile, and sends the answer to whoever does not hold it. */
   private run(group: Group, versions?: string): Promise<void> {
     group.running ??= (async () => {
       try {
         const answer = await group.read.read();
         this.reruns++;
-        // A seed known by its tag alone counts as changed, so its holders get the rows.
-        if (group.answer?.data === undefined) group.answer = undefined;
         const wasFailing = group.failing;
         group.failing = false;
         if (versions !== undefined) group.versions = versions;
-        const changed = group.answer?.tag !== answer.tag || answer.tag === undefined || wasFailing;
         group.answer = answer;
-        if (changed) for (const s of [...group.subscriptions]) this.deliver(group, s);
+        // Every subscriber not holding this tag gets it, those who joined while it ran included;
+        // after an `unavailable` event every subscriber gets the answer again: the outage is over.
+        for (const s of [...group.subscriptions]) this.deliver(group, s, wasFailing);
       } catch (err) {
         if (!group.failing) this.broadcast(group, namedEvent('unavailable', this.options.failureData(err)));
         group.failing = true;

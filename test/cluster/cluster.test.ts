@@ -1,8 +1,8 @@
 // Past one machine (design.md §12), on real servers: three nodes of the built service on a
 // private MariaDB primary and a replica replicating from it. Rate limits hold for the whole
 // deployment, reads go to the replica and leave it when it stops or falls behind, sessions
-// move between nodes, a rolling restart loses nothing, and the purge removes exactly what is
-// dead. Figures: test-output/cluster.json.
+// move between nodes, a rolling restart loses nothing, the purge removes exactly what is
+// dead, and a write reaches the live answers of every node. Figures: test-output/cluster.json.
 import { expect } from 'chai';
 import path from 'node:path';
 import { hashToken } from '../../src/auth/session-store.js';
@@ -16,6 +16,35 @@ const figuresFile = path.resolve('test-output/cluster.json');
 const record = (section: string, title: string, figures: Record<string, string | number | boolean>) => recordIn(figuresFile, section, title, figures);
 const registerLimit = 5;
 const maxLagMs = 1000;
+const liveIntervalMs = 200;
+
+async function waitUntil(done: () => boolean, ms: number, what: string): Promise<void> {
+  for (const until = Date.now() + ms; !done(); await sleep(20)) if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+}
+
+/** A live answer (design.md §7): the data of each event as it comes. */
+function liveStream(url: string, token: string): { data: string[]; close(): void } {
+  const data: string[] = [];
+  const aborter = new AbortController();
+  void (async () => {
+    try {
+      const res = await fetch(url, { headers: { accept: 'text/event-stream', authorization: `Bearer ${token}` }, signal: aborter.signal });
+      let buffer = '';
+      for await (const chunk of res.body!) {
+        buffer += Buffer.from(chunk as Uint8Array).toString('utf8');
+        let at: number;
+        while ((at = buffer.indexOf('\n\n')) >= 0) {
+          const line = buffer.slice(0, at).split('\n').find((l) => l.startsWith('data: '));
+          if (line) data.push(line.slice(6));
+          buffer = buffer.slice(at + 2);
+        }
+      }
+    } catch {
+      // closed by the test
+    }
+  })();
+  return { data, close: () => aborter.abort() };
+}
 
 /** Reads only: the traffic that goes to replicas. */
 function reads(c: Cluster): Array<() => Req> {
@@ -63,6 +92,7 @@ describe('cluster: three nodes on a MariaDB primary and a replica', function () 
       // Sign-ins hash with scrypt; production cost on three nodes sharing two cores would make
       // the rolling restart a test of hashing speed.
       SCRYPT_LOG_N: '10',
+      LIVE_INTERVAL_MS: String(liveIntervalMs),
     });
   });
   after(async () => c?.close());
@@ -225,6 +255,23 @@ describe('cluster: three nodes on a MariaDB primary and a replica', function () 
     const end = Date.now() + 10_000;
     while ((await metric(c.nodes[1]!.url, 'db_replica_healthy', { replica: target })) !== 1 && Date.now() < end) await sleep(100);
     expect(await metric(c.nodes[1]!.url, 'db_replica_healthy', { replica: target }), 'back in service once caught up').to.equal(1);
+  });
+
+  it('sends a write on the primary to live answers on every node, through the replica', async () => {
+    const next = Number(((await c.primaryDb('soggetto_recapito').max({ m: 'id' })) as Array<{ m: number }>)[0]!.m) + 1;
+    const target = `/json/reply/SoggettoRecapitoQuery?SoggettoIdIn=${9_000_000 + next}&Fields=Id`;
+    const streams = c.nodes.map((node) => liveStream(`${node.url}${target}`, c.adminToken));
+    try {
+      await waitUntil(() => streams.every((st) => st.data.length === 1), 10_000, 'every first event');
+      const started = Date.now();
+      await c.primaryDb('soggetto_recapito').insert({ id: next, soggetto_id: 9_000_000 + next, tipo_recapito_id: 1, recapito: `live${next}@pec.it`, codice_esterno: null });
+      await waitUntil(() => streams.every((st) => st.data.length === 2), 10_000, 'the write on every node');
+      const ms = Date.now() - started;
+      record('live', 'A write on the primary, seen by a live answer on each node', { nodes: streams.length, 'write to the last event, ms': ms, 'LIVE_INTERVAL_MS': liveIntervalMs });
+      for (const st of streams) expect((JSON.parse(st.data[1]!) as { results: Array<{ id: number }> }).results).to.deep.equal([{ id: next }]);
+    } finally {
+      for (const st of streams) st.close();
+    }
   });
 
   it('carries a session across nodes: sign in on 1, refresh on 2, log out on 3, refresh on 1 is refused', async () => {

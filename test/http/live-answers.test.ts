@@ -1,4 +1,4 @@
-// Live answers over HTTP (design.md §7, "Live answers"; DECISIONS §13): a tagged GET asked
+// Live answers over HTTP (design.md §7, "Live answers"): a tagged GET asked
 // with Accept: text/event-stream answers the plain GET's JSON as its first event, then a new
 // event after each write that changes the answer; Last-Event-ID resumes; the GET's errors
 // come before any stream; the cap answers 429; the token's expiry ends the stream.

@@ -1,0 +1,142 @@
+// QA's Portman and newman run (scripts/qa/portman.mjs) against a fresh demo server, as
+// `make run` seeds it with the README's admin: every operation of /openapi.json requested, no
+// assertion failed; every request example of the contract answers a status it declares, in
+// any order and again. And the strictness the run adds to the contract: an undeclared
+// property fails, a declared map not.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv } from 'ajv';
+import { expect } from 'chai';
+import type * as JsonLinesTests from '../../scripts/qa/json-lines-tests.mjs';
+import type * as StrictDocument from '../../scripts/qa/strict-document.mjs';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const load = <T>(name: string) => import(new URL(`../../../scripts/qa/${name}`, import.meta.url).href) as Promise<T>;
+// The README's `make run` line: the contract's sign-in and role examples use this admin.
+const readmeAdmin = /ADMIN_USERNAME=(\S+) ADMIN_PASSWORD='([^']+)' make run/.exec(fs.readFileSync(path.join(root, 'README.md'), 'utf8'));
+const admin = { user: readmeAdmin?.[1] ?? '', password: readmeAdmin?.[2] ?? '' };
+
+type Json = Record<string, any>;
+const verbs = ['get', 'put', 'post', 'delete', 'patch'];
+
+/** Sends each operation's examples (path parameters, JSON body), with the admin's token where one is needed; `operationId:status` each. */
+async function sendExamples(url: string, contract: Json, order: Array<[string, string]>, token: string): Promise<string[]> {
+  const resolve = (o: Json): Json => (o?.['$ref'] ? (o['$ref'] as string).split('/').slice(1).reduce((at: Json, k) => at[k], contract) : o);
+  const answers: string[] = [];
+  for (const [route, method] of order) {
+    const op = contract['paths'][route][method] as Json;
+    let target = route;
+    for (const p of ((op['parameters'] ?? []) as Json[]).map(resolve)) if (p['in'] === 'path') target = target.replace(`{${p['name']}}`, String(p['example']));
+    const body = op['requestBody'] ? resolve(op['requestBody'])['content']['application/json']['example'] : undefined;
+    const headers: Record<string, string> = {};
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if ((op['security'] as Json[] | undefined)?.some((s) => s['bearerAuth'])) headers['authorization'] = `Bearer ${token}`;
+    const r = await fetch(url + target, { method: method.toUpperCase(), headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    await r.arrayBuffer();
+    answers.push(`${op['operationId']}:${r.status}:${op['requestBody'] && body === undefined ? 'no body example' : op['responses'][String(r.status)] ? 'declared' : 'undeclared'}`);
+  }
+  return answers;
+}
+
+interface Report { requests: number; requestsFailed: number; assertions: number; failures: number; operations: number; requested: string[]; missing: string[]; disabledTests: string[]; ms: number }
+
+/** `make run`'s demo server on a free port: seed-demo, then the server, with an admin. */
+async function startDemo(dir: string): Promise<{ url: string; child: ChildProcess }> {
+  const env = { PATH: process.env.PATH ?? '', HOME: dir, SQLITE_FILE: path.join(dir, 'impianti.sqlite'), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ADMIN_USERNAME: admin.user, ADMIN_PASSWORD: admin.password };
+  const seeded = spawnSync(process.execPath, [path.join(root, 'dist/src/cli/seed-demo.js')], { env, encoding: 'utf8' });
+  if (seeded.status !== 0) throw new Error(`demo seed failed:\n${seeded.stderr}`);
+  const child = spawn(process.execPath, [path.join(root, 'dist/src/server/main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the service did not start in 30 s:\n${log}`)), 30_000);
+    const onData = (chunk: Buffer) => {
+      log += String(chunk);
+      const m = /"port":(\d+)[^\n]*"msg":"listening"/.exec(log);
+      if (m) { clearTimeout(timer); resolve(Number(m[1])); }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`the service exited with ${code}:\n${log}`)));
+  });
+  return { url: `http://127.0.0.1:${port}`, child };
+}
+
+function runQa(args: string[]): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('npm', ['run', '--silent', 'qa:portman', '--', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, QA_ADMIN_PASSWORD: admin.password } });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, output }));
+  });
+}
+
+describe('QA: Portman contract tests run by newman', function () {
+  this.timeout(240_000);
+  let dir: string;
+  let demo: { url: string; child: ChildProcess };
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'impianti-qa-test-'));
+    demo = await startDemo(dir);
+  });
+  after(async () => {
+    if (demo) await new Promise((r) => { demo.child.once('exit', r); demo.child.kill('SIGTERM'); });
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('requests every operation of /openapi.json against the demo server with 0 failures', async () => {
+    const report = path.join(dir, 'report.json');
+    const r = await runQa(['--url', demo.url, '--admin-user', admin.user, '--admin-password-env', 'QA_ADMIN_PASSWORD', '--report', report]);
+    expect(r.code, r.output.slice(-6000)).to.equal(0);
+    const got = JSON.parse(fs.readFileSync(report, 'utf8')) as Report;
+    const served = (await (await fetch(`${demo.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, { operationId?: string }>> };
+    const every = Object.values(served.paths).flatMap((item) => ['get', 'put', 'post', 'delete', 'patch'].flatMap((m) => item[m]?.operationId ?? [])).sort();
+    expect(got.requested).to.deep.equal(every);
+    expect(got).to.include({ failures: 0, requestsFailed: 0, requests: every.length });
+    expect(got.missing).to.deep.equal([]);
+    expect(got.disabledTests).to.deep.equal([]);
+    // Status and content type on every operation, and JSON body and schema on most.
+    expect(got.assertions).to.be.greaterThan(3 * every.length);
+    expect(r.output).to.match(/every JSON Lines line matches x-item-schema/);
+    expect(r.output, 'tokens stay out of the log').not.to.match(/eyJ[\w-]+\.eyJ/);
+  });
+
+  it('every request example of /openapi.json answers a status it declares, in any order and again', async () => {
+    const contract = (await (await fetch(`${demo.url}/openapi.json`)).json()) as Json;
+    const signIn = contract['paths']['/auth/credentials']['post']['requestBody']['content']['application/json']['example'];
+    const session = await fetch(`${demo.url}/auth/credentials`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(signIn) });
+    expect(session.status, 'the sign-in example signs in').to.equal(200);
+    const { bearerToken } = (await session.json()) as { bearerToken: string };
+    const operations = Object.entries(contract['paths'] as Json).flatMap(([route, item]) => verbs.filter((m) => item[m]).map((m): [string, string] => [route, m]));
+    for (const order of [operations, [...operations].reverse(), operations]) {
+      const answers = await sendExamples(demo.url, contract, order, bearerToken);
+      expect(answers.filter((a) => !a.endsWith(':declared')), answers.join(' ')).to.deep.equal([]);
+      // A 2xx where the example can repeat one; GetAccessToken's token is nobody's, Register's name is taken after once.
+      const failed = answers.filter((a) => !/:2\d\d:/.test(a)).map((a) => a.split(':').slice(0, 2).join(':'));
+      expect(failed.filter((a) => !/^(GetAccessToken:401|Register(Put)?:409)$/.test(a)), answers.join(' ')).to.deep.equal([]);
+    }
+  });
+
+  it('closes the objects that list their properties, not maps or free-form objects', async () => {
+    const { strictDocument } = await load<typeof StrictDocument>('strict-document.mjs');
+    const schema = strictDocument({
+      type: 'object',
+      properties: { id: { type: 'integer' }, meta: { type: 'object', additionalProperties: { type: 'string' } }, document: { type: 'object' } },
+    });
+    const validate = new Ajv({ strict: false }).compile(schema);
+    expect(validate({ id: 1, meta: { any: 'key' }, document: { openapi: '3.0.3' } })).to.equal(true);
+    expect(validate({ id: 1, undeclared: true })).to.equal(false);
+  });
+
+  it('finds every JSON Lines answer of the contract, with an item schema free of $ref', async () => {
+    const { jsonLinesOperations } = await load<typeof JsonLinesTests>('json-lines-tests.mjs');
+    const contract = JSON.parse(fs.readFileSync(path.join(root, 'generated/openapi.json'), 'utf8')) as unknown;
+    const ops = jsonLinesOperations(contract);
+    expect(ops.map((op) => op.id).sort()).to.deep.equal(['CaratteristicaGruppoQueryExport', 'CaratteristicaGruppoQueryExportGet', 'SoggettoRecapitoQueryExport', 'SoggettoRecapitoQueryExportGet']);
+    for (const op of ops) expect(JSON.stringify(op.itemSchema)).not.to.include('$ref');
+  });
+});
