@@ -4,25 +4,21 @@
 // access policy, or a handler without an operation, refuses to build.
 //
 // express carries every request: a middleware added to `app` before the routers below
-// applies to every operation and every edge route alike. The well-kept middleware of its
-// ecosystem does the common work (pino-http: request ids and logs; cors), ServiceStack's
-// leniencies prepare the request before the operation router (servicestack-leniency.ts),
-// and each operation's route runs its steps as middleware (serve-operation.ts).
+// applies to every operation and every edge route alike.
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { Deps } from './deps.js';
 import { ApiError } from './errors/api-error.js';
 import type { Authenticator } from './http/access.js';
 import type { Contract } from './http/contract.js';
 import { edgeRoutes } from './http/edge-routes.js';
-import { corsPolicy, type CorsPolicy } from './http/cors.js';
+import { cors } from './http/cors.js';
 import { createMetrics, type MetricsSources } from './http/metrics.js';
 import { operationRouter, pathError } from './http/operation-routes.js';
 import type { HandlerMap } from './http/operation.js';
+import { exchangeOf, exchanges } from './http/exchange-middleware.js';
 import { errorAnswerer } from './http/answer-error.js';
-import { operationStack } from './http/serve-operation.js';
+import { operationServer } from './http/serve-operation.js';
 import type { LiveModule } from './http/live-stream.js';
-import { requestLog } from './http/request-log.js';
-import { predefinedRouteCase, queryPairs } from './http/servicestack-leniency.js';
 
 export interface AppModules {
   readonly handlers: HandlerMap;
@@ -45,44 +41,40 @@ export async function createApp(deps: Deps, contract: Contract, modules: AppModu
   checkWiring(contract, modules.handlers);
   const { config } = deps;
   const metrics = createMetrics(deps.db, modules.metrics);
-  const cors = corsPolicy(config.corsOrigins);
+  const allowCors = cors(config.corsOrigins);
   const answerError = errorAnswerer(config.debug);
+  const serve = operationServer(contract, modules);
 
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
-  // req.ip (the account limits' key), req.protocol and req.host (the contract's server URL,
-  // the next page's link) believe X-Forwarded-* only from these proxies.
+  // Express reads it for req.protocol (the contract's server URL); the same rule as clientIp.
   app.set('trust proxy', config.trustProxy);
-  app.use(requestLog(deps.logger));
-  app.use(metrics.counting());
-  app.use(noSniff);
-  app.use(queryPairs);
-  if (cors.answers) app.use(cors.answers);
+  app.use(exchanges(deps.logger, config.trustProxy, (ex, seconds) => metrics.record(ex.operationId ?? 'none', ex.req.method ?? '', ex.res.statusCode, seconds)));
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    allowCors.headers(exchangeOf(res));
+    next();
+  });
   // Middleware added here reaches every operation and every edge route.
   for (const middleware of options.middleware ?? []) app.use(middleware);
-  app.use(predefinedRouteCase(contract));
   app.use(operationRouter(contract, {
-    operation: operationStack(contract, modules),
-    otherMethod: (allow) => methodNotAllowed(allow, cors),
+    operation: (op) => (req, res, next) => serve(op, req.params as Record<string, string>, exchangeOf(res)).catch(next),
+    otherMethod: (allow) => methodNotAllowed(allow, allowCors),
   }));
   app.use(metrics.routes());
   app.use(edgeRoutes(deps, contract));
   app.use((_req: Request, _res: Response, next: NextFunction) => next(ApiError.of('NotFound', 'No such route or operation')));
-  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => answerError(req, res, pathError(err) ?? err));
+  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => answerError(exchangeOf(res), pathError(err) ?? err));
   return app;
 }
 
-/** Every answer carries it, whoever writes it: no browser runs a JSON or CSV answer as a script or a page. */
-const noSniff: RequestHandler = (_req, res, next) => {
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  next();
-};
-
 /** A method the path does not declare: a CORS preflight, or 405 naming the ones it does. */
-function methodNotAllowed(allow: readonly string[], cors: CorsPolicy): RequestHandler[] {
+function methodNotAllowed(allow: readonly string[], allowCors: ReturnType<typeof cors>): RequestHandler {
   const list = allow.join(', ');
-  return [cors.preflight(allow), (req, _res, next) => next(new ApiError('MethodNotAllowed', `${req.method} is not allowed here; use ${list}`, [], { Allow: list }))];
+  return (req, res, next) => {
+    if (allowCors.preflight(exchangeOf(res), allow)) return;
+    next(new ApiError('MethodNotAllowed', `${req.method} is not allowed here; use ${list}`, [], { Allow: list }));
+  };
 }
 
 function checkWiring(contract: Contract, handlers: Readonly<Record<string, unknown>>): void {

@@ -7,7 +7,7 @@ import { bearerExpiresAt } from '../auth/token-expiry.js';
 import type { Principal } from '../auth/roles.js';
 import { ApiError } from '../errors/api-error.js';
 import type { LiveAnswer, LiveHub, LiveSink } from '../live/live-hub.js';
-import type { Request, Response } from 'express';
+import type { Exchange } from './exchange.js';
 import type { Conditional, NotModified, OperationResponse } from './operation.js';
 import { toJson } from './respond.js';
 
@@ -55,8 +55,7 @@ const streamHeaders = ['Content-Type', 'text/event-stream; charset=utf-8', 'Cach
  * as the GET's (thrown).
  */
 export async function serveLive(
-  req: Request,
-  res: Response,
+  ex: Exchange,
   live: LiveModule,
   request: { readonly operationId: string; readonly dto: unknown; readonly principal: Principal | null },
   read: (conditional: Conditional) => Promise<OperationResponse | NotModified>,
@@ -68,9 +67,10 @@ export async function serveLive(
       ...concurrencyLimitFields('live', hub.limit, 0, retryAfterSeconds),
     });
   if (!hub.hasRoom()) throw full();
-  const lastEventId = req.get('last-event-id');
+  const lastEventId = ex.header('last-event-id');
   // A client resuming with the current tag costs one version read, as a 304 does.
   const first = await read({ ifNoneMatch: lastEventId, representation: 'json' });
+  const { res } = ex;
   const open = () => {
     if (!res.headersSent) res.writeHead(200, streamHeaders);
   };
@@ -100,7 +100,7 @@ export async function serveLive(
     {
       lastEventId,
       seed: answerOf(first),
-      expiresAt: bearerExpiresAt(req.headers.authorization),
+      expiresAt: bearerExpiresAt(ex.header('authorization')),
       expiredData: toJson({ responseStatus: { errorCode: 'TokenExpired', message: 'The access token expired: reconnect with a fresh one and Last-Event-ID', errors: [] } }),
     },
   );

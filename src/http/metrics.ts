@@ -2,7 +2,7 @@
 // status, the read connections, and the process defaults. Labels come from the contract's
 // operationIds, never from the path, so a scan of random URLs cannot explode the series.
 // Under several workers the answer is the whole process group's (design.md §10).
-import express, { type RequestHandler, type Router } from 'express';
+import express, { type Router } from 'express';
 import type { Knex } from 'knex';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Purged } from '../auth/token-purge.js';
@@ -12,7 +12,6 @@ import type { PoolFigures } from '../db/reads/read-executor.js';
 import type { ReplicaHealth } from '../db/reads/replicas.js';
 import type { LiveFigures } from '../live/live-hub.js';
 import { readPoolFigures } from '../db/reads/select.js';
-import { localsOf } from './request-locals.js';
 
 /** The schedules' figures (design.md §8, §9, §12), reported by the process that runs them. */
 export interface ScheduleSources {
@@ -45,8 +44,6 @@ export interface Metrics {
   readonly registry: Registry;
   /** Records one answered request; `operation` is 'none' for 404s and the edge routes. */
   record(operation: string, method: string, status: number, seconds: number): void;
-  /** Middleware recording every request once its answer is sent or its client has gone. */
-  counting(): RequestHandler;
   routes(): Router;
 }
 
@@ -69,21 +66,6 @@ export function createMetrics(db: Knex, sources?: MetricsSources): Metrics {
   return {
     registry,
     record,
-    counting: () => (req, res, next) => {
-      // performance.now(): a double, where hrtime.bigint() allocates a BigInt per request.
-      const started = performance.now();
-      // 'finish' when the answer was sent whole; 'close' alone when the client left first (a
-      // live answer's usual end, an export cut short), which is counted too.
-      let counted = false;
-      const done = () => {
-        if (counted) return;
-        counted = true;
-        record(localsOf(res).operationId ?? 'none', req.method, res.statusCode, (performance.now() - started) / 1000);
-      };
-      res.once('finish', done);
-      res.once('close', done);
-      next();
-    },
     routes() {
       const router = express.Router({ caseSensitive: true, strict: true });
       router.get('/metrics', async (_req, res, next) => {

@@ -6,23 +6,23 @@
 //
 // The order is openapi-backend's rule: exact paths first, then path templates, the most
 // specific (longest literal text) first. Paths are case-sensitive and a trailing slash is no
-// declared path; ServiceStack's predefined routes in any letter case (design.md §11) reach
-// this router already spelled as the contract spells them (servicestack-leniency.ts).
+// declared path, except that ServiceStack's predefined routes match in any letter case
+// (design.md §11).
 import express, { type RequestHandler, type Router } from 'express';
 import { ApiError } from '../errors/api-error.js';
 import type { Contract, OperationContract } from './contract.js';
 
 /** ServiceStack's predefined routes, where request DTO names match in any letter case (design.md §11). */
-export const predefinedPrefix = /^\/(json\/reply|api)\//i;
+const predefinedPrefix = /^\/(json\/reply|api)\//i;
 
 export interface RouteHandlers {
-  /** Serves one operation of the contract: its route's middleware, in order. */
-  operation(op: OperationContract): RequestHandler | RequestHandler[];
+  /** Serves one operation of the contract. */
+  operation(op: OperationContract): RequestHandler;
   /**
    * Answers a method the path does not declare: a CORS preflight, or 405 with `allow`.
    * Edge operations (x-edge) are left to the routers after this one.
    */
-  otherMethod(allow: readonly string[]): RequestHandler | RequestHandler[];
+  otherMethod(allow: readonly string[]): RequestHandler;
 }
 
 /** `/impianti/{ImpiantoId}/files` in express's syntax: `/impianti/:ImpiantoId/files`. */
@@ -68,21 +68,22 @@ export function operationRouter(contract: Contract, handlers: RouteHandlers): Re
 class SegmentRouters {
   private readonly bySegment = new Map<string, Router>();
 
-  /** The router of `path`, case-sensitive and strict. */
+  /** The router of `path`: case-insensitive for the predefined routes, else case-sensitive and strict. */
   of(path: string): Router {
     const segment = firstSegment(path);
     if (segment.startsWith('{')) throw new Error(`The contract's path ${path} opens with a parameter, which the routes do not serve`);
-    // The predefined routes' letter case is settled by looking the whole path up (servicestack-leniency.ts).
-    if (predefinedPrefix.test(path) && path.includes('{')) throw new Error(`The contract's predefined route ${path} has a parameter, which the routes do not serve`);
-    let router = this.bySegment.get(segment);
-    if (router === undefined) this.bySegment.set(segment, (router = express.Router({ caseSensitive: true, strict: true })));
+    const predefined = predefinedPrefix.test(path);
+    const key = predefined ? `i:${segment.toLowerCase()}` : `s:${segment}`;
+    let router = this.bySegment.get(key);
+    if (router === undefined) this.bySegment.set(key, (router = express.Router({ caseSensitive: !predefined, strict: true })));
     return router;
   }
 
   dispatch(): RequestHandler {
     const { bySegment } = this;
     return (req, res, next) => {
-      const router = bySegment.get(firstSegment(req.path));
+      const segment = firstSegment(req.path);
+      const router = bySegment.get(`s:${segment}`) ?? bySegment.get(`i:${segment.toLowerCase()}`);
       if (router === undefined) next();
       else router(req, res, next);
     };

@@ -42,7 +42,7 @@ export interface OperationRequest {
    * RateLimit fields of a limit the request has been counted against (design.md §4).
    */
   announce(headers: Readonly<Record<string, string>>): void;
-  /** What an entity tag needs of the request (design.md §7); absent where nothing is tagged (tests). */
+  /** What an entity tag needs of the exchange (design.md §7); absent where nothing is tagged (tests). */
   readonly conditional?: Conditional;
 }
 

@@ -1,14 +1,9 @@
-// One JSON log line per request, by pino-http: tagged with a request id that the client
-// may supply in X-Request-Id and always gets back, written when the answer is sent or the
-// client has gone (a live answer's usual end, an export cut short). Only the path is
-// logged: query strings and headers can carry credentials. req.log is the request's
-// logger, with its id, for whatever else the edge logs about it.
+// One JSON log line per request (pino), tagged with a request id that the client may
+// supply in X-Request-Id and always gets back. Only the path is logged: query strings
+// and headers can carry credentials.
 import { randomUUID } from 'node:crypto';
-import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import { pinoHttp } from 'pino-http';
-import { localsOf } from './request-locals.js';
-import { splitTarget } from './request-target.js';
+import type { Exchange } from './exchange.js';
 
 const acceptableId = /^[\w.:-]{1,128}$/;
 
@@ -25,34 +20,11 @@ export function requestIdOf(supplied: string | undefined): string {
   return idPrefix + madeIds.toString(16).padStart(12, '0');
 }
 
-export function requestLog(logger: Logger): RequestHandler {
-  const line = (req: Request, res: Response, ms: number) => ({
-    method: req.method,
-    path: splitTarget(req.originalUrl).path,
-    operation: localsOf(res).operationId,
-    status: res.statusCode,
-    ms,
-  });
-  return pinoHttp<Request, Response>({
-    logger,
-    genReqId(req, res) {
-      const supplied = req.headers['x-request-id'];
-      const id = requestIdOf(typeof supplied === 'string' ? supplied : undefined);
-      res.setHeader('X-Request-Id', id);
-      return id;
-    },
-    // req.log carries the request id only; the request itself is never serialized (no
-    // headers, no query string), not even into the bindings of a logger nobody uses.
-    quietReqLogger: true,
-    quietResLogger: true,
-    wrapSerializers: false,
-    serializers: { req: () => undefined },
-    // At info, or at error for a 5xx (which production's warn level keeps); nothing is
-    // built for a line the level would drop.
-    customLogLevel: (_req, res) => (res.statusCode >= 500 ? 'error' : logger.isLevelEnabled('info') ? 'info' : 'silent'),
-    customSuccessObject: (req, res, { responseTime }: { responseTime: number }) => line(req, res, responseTime),
-    customErrorObject: (req, res, _err, { responseTime }: { responseTime: number }) => line(req, res, responseTime),
-    customSuccessMessage: () => 'request',
-    customErrorMessage: () => 'request',
-  });
+/** The line for a finished request: at info, or at error for a 5xx (which production's warn level keeps). */
+export function logAnswered(logger: Logger, ex: Exchange, seconds: number): void {
+  const status = ex.res.statusCode;
+  if (status < 500 && !logger.isLevelEnabled('info')) return;
+  const line = { method: ex.req.method, path: ex.path, operation: ex.operationId, status, ms: Math.round(seconds * 10_000) / 10 };
+  if (status >= 500) ex.log.error(line, 'request');
+  else ex.log.info(line, 'request');
 }

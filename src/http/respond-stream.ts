@@ -4,7 +4,7 @@
 // past the socket's buffer waits for its 'drain'), so memory stays flat whatever the
 // size; and the client's going away aborts the answer at once.
 import type { ServerResponse } from 'node:http';
-import type { Request, Response } from 'express';
+import type { Exchange } from './exchange.js';
 import type { BodySink, StreamedAnswer } from './operation.js';
 
 class ResponseSink implements BodySink {
@@ -60,17 +60,17 @@ class ResponseSink implements BodySink {
 }
 
 /**
- * Runs `answer` on `res`. A failure before the answer started is thrown, for the edge to
- * answer; after it, the answer itself has said so in its body, and the connection is ended
- * without the last chunk if it is still open.
+ * Runs `answer` on the exchange's response. A failure before the answer started is thrown,
+ * for the edge to answer; after it, the answer itself has said so in its body, and the
+ * connection is ended without the last chunk if it is still open.
  */
-export async function sendStream(req: Request, res: Response, answer: StreamedAnswer): Promise<void> {
-  const sink = new ResponseSink(res, req.method);
+export async function sendStream(ex: Exchange, answer: StreamedAnswer): Promise<void> {
+  const sink = new ResponseSink(ex.res, ex.req.method);
   try {
     await answer.run(sink);
   } catch (err) {
     if (!sink.started) throw err;
-    req.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'streamed answer cut short');
-    if (!res.writableEnded) sink.end(false);
+    ex.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'streamed answer cut short');
+    if (!ex.res.writableEnded) sink.end(false);
   }
 }

@@ -1,93 +1,72 @@
-// The middleware of an operation's route, in the order data flows: the operation named
-// (for metrics and the log), negotiation, access, the body, the request DTO (the last two
-// ServiceStack's leniencies, servicestack-leniency.ts), then openapi-backend's validators
-// for the contract's rules (validate-request.ts), the handler, and the answer. Each step
-// leaves what it learned on res.locals (request-locals.ts) for the next; a step that
-// throws goes to the app's error answer.
-import type { Request, RequestHandler, Response } from 'express';
+// Serves one operation of the contract: negotiation, access, the body, the request DTO
+// (request-dto.ts, ServiceStack's leniencies), openapi-backend's validators for the
+// contract's rules (validate-request.ts), the handler, and the answer.
 import type { CanonicalOperationId } from '../../generated/operations.js';
 import { authorize, type Authenticator } from './access.js';
 import type { Contract, OperationContract } from './contract.js';
+import type { Exchange } from './exchange.js';
 import { HandlerRequest } from './handler-request.js';
-import type { Negotiated } from './negotiate.js';
+import { negotiate, type Negotiated } from './negotiate.js';
+import { negotiateExport } from './negotiate-export.js';
 import { callHandler, type Conditional, type HandlerMap } from './operation.js';
 import { parseBody } from './parse-body.js';
 import { readBody } from './read-body.js';
-import { localsOf } from './request-locals.js';
+import { buildDto, type Body } from './request-dto.js';
 import { sendResult } from './respond.js';
 import { sendStream } from './respond-stream.js';
-import { serveLive, type LiveModule } from './live-stream.js';
-import { negotiation, requestDto } from './servicestack-leniency.js';
-import { requestValidators, type DtoValidator } from './validate-request.js';
+import { serveLive, wantsEvents, type LiveModule } from './live-stream.js';
+import { requestValidators } from './validate-request.js';
 
 const bodyLimit = 1024 * 1024;
 
-export interface OperationModules {
-  readonly handlers: HandlerMap;
-  readonly authenticator: Authenticator;
-  readonly live?: LiveModule | undefined;
-}
-
-/** The middleware that serve `op`, for its route. */
-export type OperationStack = (op: OperationContract) => RequestHandler[];
-
-export function operationStack(contract: Contract, modules: OperationModules): OperationStack {
-  const validators = requestValidators(contract.api, contract);
-  return (op) => [named(op), negotiation(op, modules.live), access(op, modules.authenticator), body(op), requestDto(op), answer(op, validators.get(op.operationId)!, modules)];
-}
-
-function named(op: OperationContract): RequestHandler {
-  return (_req, res, next) => {
-    localsOf(res).operationId = op.canonicalId;
-    next();
-  };
-}
-
-/** A bearer token is verified before anything else is read (access.ts). */
-function access(op: OperationContract, authenticator: Authenticator): RequestHandler {
-  return (req, res, next) => {
-    localsOf(res).principal = authorize(op.access, req.headers.authorization, authenticator);
-    next();
-  };
-}
-
-/** Only an operation that takes a body reads one, after access (design.md §2). */
-function body(op: OperationContract): RequestHandler {
-  const reads = op.acceptsBody;
-  return async (req, res, next) => {
-    if (!reads || req.method === 'GET' || req.method === 'HEAD') return next();
-    const raw = await readBody(req, bodyLimit);
-    if (!raw.ok) throw raw.error;
-    localsOf(res).body = parseBody(req.headers['content-type'], raw.value);
-    next();
-  };
-}
-
 /** If-None-Match counts on GET and HEAD only (design.md §7); the tag covers the negotiated representation. */
-function conditionalOf(req: Request, negotiated: Negotiated): Conditional {
-  const { method } = req;
+function conditionalOf(ex: Exchange, negotiated: Negotiated): Conditional {
+  const method = ex.req.method;
   const representation = negotiated.callback === undefined ? negotiated.format : `jsonp:${negotiated.callback}`;
-  return { ifNoneMatch: method === 'GET' || method === 'HEAD' ? req.headers['if-none-match'] : undefined, representation };
+  return { ifNoneMatch: method === 'GET' || method === 'HEAD' ? ex.header('if-none-match') : undefined, representation };
 }
 
-function answer(op: OperationContract, validate: DtoValidator, modules: OperationModules): RequestHandler {
-  const id = op.canonicalId as CanonicalOperationId;
-  return async (req: Request, res: Response) => {
-    const locals = localsOf(res);
-    const dto = locals.dto!;
-    const negotiated = locals.negotiated!;
-    const principal = locals.principal ?? null;
-    // The contract's field errors go to the handler, which answers them (operation.ts, callHandler).
-    const fieldErrors = validate(dto);
-    // createApp's checkWiring has matched every canonical id of the contract to a handler of the map.
-    const requestOf = (format: HandlerRequest['format'], conditional: Conditional) =>
-      new HandlerRequest(op.canonicalId, dto, fieldErrors, principal, format, req, res, modules.authenticator, conditional);
-    if (locals.live) {
-      const read = (conditional: Conditional) => callHandler(modules.handlers, id, requestOf('json', conditional));
-      return serveLive(req, res, modules.live!, { operationId: op.canonicalId, dto, principal }, read);
+export type ServeOperation = (op: OperationContract, params: Readonly<Record<string, string>>, ex: Exchange) => Promise<void>;
+
+export function operationServer(contract: Contract, modules: { readonly handlers: HandlerMap; readonly authenticator: Authenticator; readonly live?: LiveModule | undefined }): ServeOperation {
+  const validators = requestValidators(contract.api, contract);
+  const { live } = modules;
+  return async (op, params, ex) => {
+    ex.operationId = op.canonicalId;
+    // The live form of a tagged GET (live-stream.ts): JSON events, whatever a suffix or format= would pick.
+    const events = live !== undefined && ex.req.method === 'GET' && op.suffix === undefined && ex.queryValue('format') === undefined &&
+      ex.queryValue('callback') === undefined && live.tablesOf(op.canonicalId) !== undefined && wantsEvents(ex.header('accept'));
+    const negotiated: Negotiated = events ? { format: 'json', callback: undefined } : op.export
+      ? negotiateExport({ suffix: op.suffix, formatParam: ex.queryValue('format'), accept: ex.header('accept'), callback: ex.queryValue('callback') })
+      : negotiate({
+          suffix: op.suffix,
+          formatParam: ex.queryValue('format'),
+          accept: ex.header('accept'),
+          callback: ex.queryValue('callback'),
+          csvAllowed: op.csv,
+          cacheBuster: ex.queryValue('_'),
+        });
+    ex.callback = negotiated.callback;
+    const principal = authorize(op.access, ex.header('authorization'), modules.authenticator);
+    let body: Body = { kind: 'none' };
+    if (op.acceptsBody && ex.req.method !== 'GET' && ex.req.method !== 'HEAD') {
+      const raw = await readBody(ex.req, bodyLimit);
+      if (!raw.ok) throw raw.error;
+      body = parseBody(ex.header('content-type'), raw.value);
     }
-    const result = await callHandler(modules.handlers, id, requestOf(negotiated.format, conditionalOf(req, negotiated)));
-    if (result.stream !== undefined) await sendStream(req, res, result.stream);
-    else sendResult(res, op.dtoName, negotiated, result);
+    const built = buildDto(op, params, ex.query, body);
+    if (!built.ok) throw built.error;
+    // The contract's field errors go to the handler, which answers them (operation.ts, callHandler).
+    const fieldErrors = validators.get(op.operationId)!(built.value);
+    // createApp's checkWiring has matched every canonical id of the contract to a handler of the map.
+    if (events) {
+      const read = (conditional: Conditional) =>
+        callHandler(modules.handlers, op.canonicalId as CanonicalOperationId, new HandlerRequest(op.canonicalId, built.value, fieldErrors, principal, 'json', ex, modules.authenticator, conditional));
+      return serveLive(ex, live!, { operationId: op.canonicalId, dto: built.value, principal }, read);
+    }
+    const handlerRequest = new HandlerRequest(op.canonicalId, built.value, fieldErrors, principal, negotiated.format, ex, modules.authenticator, conditionalOf(ex, negotiated));
+    const result = await callHandler(modules.handlers, op.canonicalId as CanonicalOperationId, handlerRequest);
+    if (result.stream !== undefined) await sendStream(ex, result.stream);
+    else sendResult(ex.res, op.dtoName, negotiated, result);
   };
 }

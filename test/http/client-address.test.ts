@@ -1,6 +1,7 @@
 // The client's address, which keys the account rate limits: the socket's peer, or behind
-// TRUST_PROXY the address the trusted proxies forwarded (X-Forwarded-For), read by
-// express's req.ip under its `trust proxy` (TRUST_PROXY).
+// TRUST_PROXY the address the trusted proxies forwarded (X-Forwarded-For), read as
+// express's `trust proxy` reads it. The operations are served without express, so this
+// proves the edge still resolves it the same way.
 import { expect } from 'chai';
 import type { Dialect } from '../../src/db/dialect.js';
 import { freshWindowClock } from '../support/clock.js';

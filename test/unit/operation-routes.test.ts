@@ -7,17 +7,15 @@ import { expect } from 'chai';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { contractOf, loadContract, type Contract } from '../../src/http/contract.js';
 import { operationRouter, pathError } from '../../src/http/operation-routes.js';
-import { predefinedRouteCase } from '../../src/http/servicestack-leniency.js';
 
 interface Answer {
   readonly status: number;
   readonly body: { operationId?: string; params?: Record<string, string>; allow?: string; error?: string };
 }
 
-/** Serves `contract` with handlers that echo what they matched, behind the predefined routes' letter-case leniency as in app.ts. */
+/** Serves `contract` with handlers that echo what they matched. */
 async function serveRoutes(contract: Contract): Promise<{ get(method: string, path: string): Promise<Answer>; close(): void }> {
   const app = express();
-  app.use(predefinedRouteCase(contract));
   app.use(operationRouter(contract, {
     operation: (op) => (req, res) => void res.json({ operationId: op.operationId, params: { ...req.params } }),
     otherMethod: (allow) => (_req, res) => void res.status(405).json({ allow: allow.join(', ') }),
