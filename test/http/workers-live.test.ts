@@ -1,27 +1,15 @@
 // WORKERS=2 and live answers (design.md §7, "Live answers"; §10): each worker reads the table
 // versions for its own streams, so a write made straight to the database reaches the
 // subscribers of both workers.
-import fs from 'node:fs';
 import http from 'node:http';
-import path from 'node:path';
 import { expect } from 'chai';
-import { startService, type ServiceProcess } from '../reliability/support/service-process.js';
+import type { ServiceProcess } from '../reliability/support/service-process.js';
 import { createTestDb, type TestDb } from '../support/db.js';
+import { admin, logOf, startTwoWorkers, waitFor } from '../support/two-workers.js';
 import { forEachDialect } from '../support/dialects.js';
 
-const admin = { userName: 'admin', password: 'Cambiami-subito-42' };
 
-type LogLine = Record<string, unknown> & { msg?: string; worker?: number; reqId?: string };
-const logOf = (s: ServiceProcess): LogLine[] =>
-  fs.readFileSync(s.logFile, 'utf8').split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as LogLine);
 
-async function waitFor<T>(probe: () => T | undefined, what: string, ms = 30_000): Promise<T> {
-  for (const until = Date.now() + ms; ; await new Promise((r) => setTimeout(r, 50))) {
-    const v = probe();
-    if (v !== undefined) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-  }
-}
 
 /** An event stream on a connection of its own (the primary hands each new connection to the next worker): its data lines as they come. */
 function stream(url: string, reqPath: string, headers: Record<string, string>): { data: string[]; close(): void } {
@@ -61,12 +49,8 @@ forEachDialect('WORKERS=2: live answers', (dialect) => {
 
   it('sends a write made to the database to the streams of both workers', async function () {
     this.timeout(120_000);
-    const env: Record<string, string> = t.sqliteFile ? { SQLITE_FILE: t.sqliteFile } : { DATABASE_URL: t.databaseUrl! };
-    service = await startService({
-      ...env, WORKERS: '2', SCRYPT_LOG_N: '4', LOG_LEVEL: 'info', LIVE_INTERVAL_MS: '100', ADMIN_USERNAME: admin.userName, ADMIN_PASSWORD: admin.password,
-    }, path.resolve(`test-output/workers-live-${dialect}.log`), { readyMs: 90_000 });
+    service = await startTwoWorkers(t, `workers-live-${dialect}`, { LIVE_INTERVAL_MS: '100' });
     const s = service;
-    await waitFor(() => logOf(s).find((l) => l.msg === 'every worker listening'), 'every worker listening');
     const signIn = await fetch(`${s.url}/auth/credentials`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(admin) });
     const token = ((await signIn.json()) as { bearerToken: string }).bearerToken;
 

@@ -3,25 +3,14 @@
 // survivor does. No JWT_SECRET is set, so each process would otherwise draw its own.
 import fs from 'node:fs';
 import http from 'node:http';
-import path from 'node:path';
 import { expect } from 'chai';
-import { startService, type ServiceProcess } from '../reliability/support/service-process.js';
+import type { ServiceProcess } from '../reliability/support/service-process.js';
 import { createTestDb, type TestDb } from '../support/db.js';
+import { admin, logOf, startTwoWorkers, waitFor } from '../support/two-workers.js';
 import { forEachDialect } from '../support/dialects.js';
 
-const admin = { userName: 'admin', password: 'Cambiami-subito-42' };
 
-type LogLine = Record<string, unknown> & { msg?: string; worker?: number; reqId?: string };
-const logOf = (s: ServiceProcess): LogLine[] =>
-  fs.readFileSync(s.logFile, 'utf8').split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as LogLine);
 
-async function waitFor<T>(probe: () => T | undefined, what: string, ms = 60_000): Promise<T> {
-  for (const until = Date.now() + ms; ; await new Promise((r) => setTimeout(r, 50))) {
-    const v = probe();
-    if (v !== undefined) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-  }
-}
 
 /** The primary's workers by cluster id: node:cluster gives each its id in NODE_UNIQUE_ID. */
 function workersOf(primary: number): Map<number, number> {
@@ -64,12 +53,8 @@ forEachDialect('WORKERS=2: a replaced worker', (dialect) => {
 
   it('accepts the token of the worker it replaces, as the other worker does: every answer 200', async function () {
     this.timeout(120_000);
-    const env: Record<string, string> = t.sqliteFile ? { SQLITE_FILE: t.sqliteFile } : { DATABASE_URL: t.databaseUrl! };
-    service = await startService({
-      ...env, WORKERS: '2', JWT_SECRET: '', SCRYPT_LOG_N: '4', LOG_LEVEL: 'info', ADMIN_USERNAME: admin.userName, ADMIN_PASSWORD: admin.password,
-    }, path.resolve(`test-output/workers-replaced-${dialect}.log`), { readyMs: 90_000 });
+    service = await startTwoWorkers(t, `workers-replaced-${dialect}`, { JWT_SECRET: '' });
     const s = service;
-    await waitFor(() => logOf(s).find((l) => l.msg === 'every worker listening'), 'every worker listening');
 
     const signIn = await fresh(s.url, 'POST', '/auth/credentials', { 'x-request-id': 'sign-in' }, JSON.stringify(admin));
     expect(signIn.status, signIn.text).to.equal(200);
