@@ -34,8 +34,9 @@ export function operationServer(contract: Contract, modules: { readonly handlers
   return async (op, params, ex) => {
     ex.operationId = op.canonicalId;
     // The live form of a tagged GET (live-stream.ts): JSON events, whatever a suffix or format= would pick.
-    const events = live !== undefined && ex.req.method === 'GET' && op.suffix === undefined && ex.queryValue('format') === undefined &&
-      ex.queryValue('callback') === undefined && live.tablesOf(op.canonicalId) !== undefined && wantsEvents(ex.header('accept'));
+    // Accept first: almost no request asks for events, and it is the one test that reads no query string.
+    const events = live !== undefined && wantsEvents(ex.header('accept')) && ex.req.method === 'GET' && op.suffix === undefined &&
+      live.tablesOf(op.canonicalId) !== undefined && ex.queryValue('format') === undefined && ex.queryValue('callback') === undefined;
     const negotiated: Negotiated = events ? { format: 'json', callback: undefined } : op.export
       ? negotiateExport({ suffix: op.suffix, formatParam: ex.queryValue('format'), accept: ex.header('accept'), callback: ex.queryValue('callback') })
       : negotiate({

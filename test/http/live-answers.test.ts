@@ -123,7 +123,7 @@ forEachDialect('live answers', (dialect) => {
       expect([target, stream.res.status]).to.deep.equal([target, status]);
       expect(stream.res.headers.get('content-type')).to.match(/^application\/json/);
       const plain = await s.request('GET', target, { headers: { ...headers } });
-      expect(JSON.parse(await stream.res.text().catch(() => '{}')).responseStatus?.errorCode ?? plain.body.responseStatus.errorCode).to.equal(plain.body.responseStatus.errorCode);
+      expect(JSON.parse(await stream.res.text()).responseStatus.errorCode, target).to.equal(plain.body.responseStatus.errorCode);
       await stream.close();
     }
   });
