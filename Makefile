@@ -69,12 +69,14 @@ test-reliability: build
 	test -x /usr/sbin/mariadbd || scripts/ensure-mysql.sh >/dev/null
 	npx mocha --no-config --forbid-pending --timeout 600000 --exit 'dist/test/reliability/**/*.test.js'
 
-# Several nodes (test/cluster, about 3 minutes): a private MariaDB primary with a replica
-# replicating from it, three service nodes on ports of their own; the shared server is never
-# touched. Figures go to test-output/cluster.json.
+# Several nodes: a private MariaDB primary with a replica replicating from it and three
+# service nodes (test/cluster); a private three-node Galera cluster and two service nodes
+# under faults (test/galera). Ports of their own; the shared server is never touched.
+# Figures go to test-output/cluster.json and test-output/galera.json.
 test-cluster: build
 	test -x /usr/sbin/mariadbd || scripts/ensure-mysql.sh >/dev/null
-	npx mocha --no-config --forbid-pending --timeout 600000 --exit 'dist/test/cluster/**/*.test.js'
+	test -f /usr/lib/galera/libgalera_smm.so || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq galera-4 rsync)
+	npx mocha --no-config --forbid-pending --timeout 600000 --exit 'dist/test/cluster/**/*.test.js' 'dist/test/galera/**/*.test.js'
 
 # Three sides on the same requests in the same run: the bare node:http server (baseline.mjs),
 # the floor of the service's libraries (floor.mjs: express 5, express.json(), ajv, res.json()

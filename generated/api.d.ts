@@ -53,6 +53,8 @@ export interface paths {
          *     and no `rootFile`. Binary data is never returned. Also answers HEAD. Requires the
          *     `ApiUser` role (or `Admin`); a caller without it gets 403 even for an unknown id.
          *
+         *     **Live answer.** With `Accept: text/event-stream` (no suffix, `format` or `callback`), after the checks of the plain GET, the 200 is a stream of events (`text/event-stream`): each answer as `data`, its entity tag as `id`, the current one first, then each change; a reconnect sends `Last-Event-ID`. A browser's `EventSource`, which sends no header, may carry the access token in the `ss-tok` cookie instead of `Authorization`.
+         *
          *     **Format.** A path suffix, then `format`, then `Accept` choose the answer's media type among the 200's; `callback` makes it JSONP. **Routes.** Besides this one: `/impianti/{ImpiantoId}/files.json` (`application/json`, `application/javascript`). ServiceStack's predefined routes `/json/reply/GetImpiantoFilesRequest` and `/api/GetImpiantoFilesRequest`, path parameters in the query string, each also with `.json`. HEAD answers as GET does, without a body. Every route is declared in the routes document (`openapi-routes.json`), each with `x-variant-of: GetImpiantoFilesRequest`.
          */
         get: operations["GetImpiantoFilesRequest"];
@@ -172,6 +174,8 @@ export interface paths {
          * Search characteristic groups (query string)
          * @description Same search as the POST, with every parameter in the query string. Requires the
          *     `Admin` role. Answers JSON, CSV (`.csv`, `format=csv` or `Accept: text/csv`) or JSONP.
+         *
+         *     **Live answer.** With `Accept: text/event-stream` (no suffix, `format` or `callback`), after the checks of the plain GET, the 200 is a stream of events (`text/event-stream`): each answer as `data`, its entity tag as `id`, the current one first, then each change; a reconnect sends `Last-Event-ID`. A browser's `EventSource`, which sends no header, may carry the access token in the `ss-tok` cookie instead of `Authorization`.
          *
          *     **Format.** A path suffix, then `format`, then `Accept` choose the answer's media type among the 200's; `callback` makes it JSONP. **Routes.** Besides this one: `/json/reply/CaratteristicaGruppoQuery.json` (`application/json`, `application/javascript`), `/json/reply/CaratteristicaGruppoQuery.csv` (`text/csv`). ServiceStack's predefined route `/api/CaratteristicaGruppoQuery`, also with `.json`, `.csv`. HEAD answers as GET does, without a body. Every route is declared in the routes document (`openapi-routes.json`), each with `x-variant-of: CaratteristicaGruppoQueryGet`.
          */
@@ -297,6 +301,8 @@ export interface paths {
          * @description Same search as the POST, with every parameter in the query string. Requires the
          *     `Admin` role. Answers JSON, CSV (`.csv`, `format=csv` or `Accept: text/csv`) or JSONP.
          *
+         *     **Live answer.** With `Accept: text/event-stream` (no suffix, `format` or `callback`), after the checks of the plain GET, the 200 is a stream of events (`text/event-stream`): each answer as `data`, its entity tag as `id`, the current one first, then each change; a reconnect sends `Last-Event-ID`. A browser's `EventSource`, which sends no header, may carry the access token in the `ss-tok` cookie instead of `Authorization`.
+         *
          *     **Format.** A path suffix, then `format`, then `Accept` choose the answer's media type among the 200's; `callback` makes it JSONP. **Routes.** Besides this one: `/json/reply/SoggettoRecapitoQuery.json` (`application/json`, `application/javascript`), `/json/reply/SoggettoRecapitoQuery.csv` (`text/csv`). ServiceStack's predefined route `/api/SoggettoRecapitoQuery`, also with `.json`, `.csv`. HEAD answers as GET does, without a body. Every route is declared in the routes document (`openapi-routes.json`), each with `x-variant-of: SoggettoRecapitoQueryGet`.
          */
         get: operations["SoggettoRecapitoQueryGet"];
@@ -320,95 +326,95 @@ export interface paths {
         parameters: {
             query?: {
                 /** @description `Id` equals the value. */
-                id?: components["schemas"]["CaratteristicaGruppoQueryExport"]["id"];
+                id?: components["schemas"]["CaratteristicaGruppoQuery"]["id"];
                 /** @description `Id` is greater than or equal to the value. */
-                idGreaterThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQueryExport"]["idGreaterThanOrEqualTo"];
+                idGreaterThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQuery"]["idGreaterThanOrEqualTo"];
                 /** @description `Id` is greater than the value. */
-                idGreaterThan?: components["schemas"]["CaratteristicaGruppoQueryExport"]["idGreaterThan"];
+                idGreaterThan?: components["schemas"]["CaratteristicaGruppoQuery"]["idGreaterThan"];
                 /** @description `Id` is less than the value. */
-                idLessThan?: components["schemas"]["CaratteristicaGruppoQueryExport"]["idLessThan"];
+                idLessThan?: components["schemas"]["CaratteristicaGruppoQuery"]["idLessThan"];
                 /** @description `Id` is less than or equal to the value. */
-                idLessThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQueryExport"]["idLessThanOrEqualTo"];
+                idLessThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQuery"]["idLessThanOrEqualTo"];
                 /** @description `Id` differs from the value. */
-                idNotEqualTo?: components["schemas"]["CaratteristicaGruppoQueryExport"]["idNotEqualTo"];
+                idNotEqualTo?: components["schemas"]["CaratteristicaGruppoQuery"]["idNotEqualTo"];
                 /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                idBetween?: components["schemas"]["CaratteristicaGruppoQueryExport"]["idBetween"];
+                idBetween?: components["schemas"]["CaratteristicaGruppoQuery"]["idBetween"];
                 /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                idIn?: components["schemas"]["CaratteristicaGruppoQueryExport"]["idIn"];
+                idIn?: components["schemas"]["CaratteristicaGruppoQuery"]["idIn"];
                 /** @description `Descrizione` equals the value. */
-                descrizione?: components["schemas"]["CaratteristicaGruppoQueryExport"]["descrizione"];
+                descrizione?: components["schemas"]["CaratteristicaGruppoQuery"]["descrizione"];
                 /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
-                descrizioneStartsWith?: components["schemas"]["CaratteristicaGruppoQueryExport"]["descrizioneStartsWith"];
+                descrizioneStartsWith?: components["schemas"]["CaratteristicaGruppoQuery"]["descrizioneStartsWith"];
                 /** @description `Descrizione` ends with the value, matched literally. */
-                descrizioneEndsWith?: components["schemas"]["CaratteristicaGruppoQueryExport"]["descrizioneEndsWith"];
+                descrizioneEndsWith?: components["schemas"]["CaratteristicaGruppoQuery"]["descrizioneEndsWith"];
                 /** @description `Descrizione` contains the value, matched literally. */
-                descrizioneContains?: components["schemas"]["CaratteristicaGruppoQueryExport"]["descrizioneContains"];
+                descrizioneContains?: components["schemas"]["CaratteristicaGruppoQuery"]["descrizioneContains"];
                 /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
-                descrizioneLike?: components["schemas"]["CaratteristicaGruppoQueryExport"]["descrizioneLike"];
+                descrizioneLike?: components["schemas"]["CaratteristicaGruppoQuery"]["descrizioneLike"];
                 /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                descrizioneBetween?: components["schemas"]["CaratteristicaGruppoQueryExport"]["descrizioneBetween"];
+                descrizioneBetween?: components["schemas"]["CaratteristicaGruppoQuery"]["descrizioneBetween"];
                 /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                descrizioneIn?: components["schemas"]["CaratteristicaGruppoQueryExport"]["descrizioneIn"];
+                descrizioneIn?: components["schemas"]["CaratteristicaGruppoQuery"]["descrizioneIn"];
                 /** @description `TipoCaratteristicaSezioneId` equals the value. */
-                tipoCaratteristicaSezioneId?: components["schemas"]["CaratteristicaGruppoQueryExport"]["tipoCaratteristicaSezioneId"];
+                tipoCaratteristicaSezioneId?: components["schemas"]["CaratteristicaGruppoQuery"]["tipoCaratteristicaSezioneId"];
                 /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
-                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQueryExport"]["tipoCaratteristicaSezioneIdGreaterThanOrEqualTo"];
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQuery"]["tipoCaratteristicaSezioneIdGreaterThanOrEqualTo"];
                 /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
-                tipoCaratteristicaSezioneIdGreaterThan?: components["schemas"]["CaratteristicaGruppoQueryExport"]["tipoCaratteristicaSezioneIdGreaterThan"];
+                tipoCaratteristicaSezioneIdGreaterThan?: components["schemas"]["CaratteristicaGruppoQuery"]["tipoCaratteristicaSezioneIdGreaterThan"];
                 /** @description `TipoCaratteristicaSezioneId` is less than the value. */
-                tipoCaratteristicaSezioneIdLessThan?: components["schemas"]["CaratteristicaGruppoQueryExport"]["tipoCaratteristicaSezioneIdLessThan"];
+                tipoCaratteristicaSezioneIdLessThan?: components["schemas"]["CaratteristicaGruppoQuery"]["tipoCaratteristicaSezioneIdLessThan"];
                 /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
-                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQueryExport"]["tipoCaratteristicaSezioneIdLessThanOrEqualTo"];
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQuery"]["tipoCaratteristicaSezioneIdLessThanOrEqualTo"];
                 /** @description `TipoCaratteristicaSezioneId` differs from the value. */
-                tipoCaratteristicaSezioneIdNotEqualTo?: components["schemas"]["CaratteristicaGruppoQueryExport"]["tipoCaratteristicaSezioneIdNotEqualTo"];
+                tipoCaratteristicaSezioneIdNotEqualTo?: components["schemas"]["CaratteristicaGruppoQuery"]["tipoCaratteristicaSezioneIdNotEqualTo"];
                 /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                tipoCaratteristicaSezioneIdBetween?: components["schemas"]["CaratteristicaGruppoQueryExport"]["tipoCaratteristicaSezioneIdBetween"];
+                tipoCaratteristicaSezioneIdBetween?: components["schemas"]["CaratteristicaGruppoQuery"]["tipoCaratteristicaSezioneIdBetween"];
                 /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                tipoCaratteristicaSezioneIdIn?: components["schemas"]["CaratteristicaGruppoQueryExport"]["tipoCaratteristicaSezioneIdIn"];
+                tipoCaratteristicaSezioneIdIn?: components["schemas"]["CaratteristicaGruppoQuery"]["tipoCaratteristicaSezioneIdIn"];
                 /** @description `IsDisattiva` equals the value. */
-                isDisattiva?: components["schemas"]["CaratteristicaGruppoQueryExport"]["isDisattiva"];
+                isDisattiva?: components["schemas"]["CaratteristicaGruppoQuery"]["isDisattiva"];
                 /** @description `IconaImmagineId` equals the value. */
-                iconaImmagineId?: components["schemas"]["CaratteristicaGruppoQueryExport"]["iconaImmagineId"];
+                iconaImmagineId?: components["schemas"]["CaratteristicaGruppoQuery"]["iconaImmagineId"];
                 /** @description `IconaImmagineId` is greater than or equal to the value. */
-                iconaImmagineIdGreaterThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQueryExport"]["iconaImmagineIdGreaterThanOrEqualTo"];
+                iconaImmagineIdGreaterThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQuery"]["iconaImmagineIdGreaterThanOrEqualTo"];
                 /** @description `IconaImmagineId` is greater than the value. */
-                iconaImmagineIdGreaterThan?: components["schemas"]["CaratteristicaGruppoQueryExport"]["iconaImmagineIdGreaterThan"];
+                iconaImmagineIdGreaterThan?: components["schemas"]["CaratteristicaGruppoQuery"]["iconaImmagineIdGreaterThan"];
                 /** @description `IconaImmagineId` is less than the value. */
-                iconaImmagineIdLessThan?: components["schemas"]["CaratteristicaGruppoQueryExport"]["iconaImmagineIdLessThan"];
+                iconaImmagineIdLessThan?: components["schemas"]["CaratteristicaGruppoQuery"]["iconaImmagineIdLessThan"];
                 /** @description `IconaImmagineId` is less than or equal to the value. */
-                iconaImmagineIdLessThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQueryExport"]["iconaImmagineIdLessThanOrEqualTo"];
+                iconaImmagineIdLessThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQuery"]["iconaImmagineIdLessThanOrEqualTo"];
                 /** @description `IconaImmagineId` differs from the value. */
-                iconaImmagineIdNotEqualTo?: components["schemas"]["CaratteristicaGruppoQueryExport"]["iconaImmagineIdNotEqualTo"];
+                iconaImmagineIdNotEqualTo?: components["schemas"]["CaratteristicaGruppoQuery"]["iconaImmagineIdNotEqualTo"];
                 /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                iconaImmagineIdBetween?: components["schemas"]["CaratteristicaGruppoQueryExport"]["iconaImmagineIdBetween"];
+                iconaImmagineIdBetween?: components["schemas"]["CaratteristicaGruppoQuery"]["iconaImmagineIdBetween"];
                 /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                iconaImmagineIdIn?: components["schemas"]["CaratteristicaGruppoQueryExport"]["iconaImmagineIdIn"];
+                iconaImmagineIdIn?: components["schemas"]["CaratteristicaGruppoQuery"]["iconaImmagineIdIn"];
                 /** @description `OrdineVista` equals the value. */
-                ordineVista?: components["schemas"]["CaratteristicaGruppoQueryExport"]["ordineVista"];
+                ordineVista?: components["schemas"]["CaratteristicaGruppoQuery"]["ordineVista"];
                 /** @description `OrdineVista` is greater than or equal to the value. */
-                ordineVistaGreaterThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQueryExport"]["ordineVistaGreaterThanOrEqualTo"];
+                ordineVistaGreaterThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQuery"]["ordineVistaGreaterThanOrEqualTo"];
                 /** @description `OrdineVista` is greater than the value. */
-                ordineVistaGreaterThan?: components["schemas"]["CaratteristicaGruppoQueryExport"]["ordineVistaGreaterThan"];
+                ordineVistaGreaterThan?: components["schemas"]["CaratteristicaGruppoQuery"]["ordineVistaGreaterThan"];
                 /** @description `OrdineVista` is less than the value. */
-                ordineVistaLessThan?: components["schemas"]["CaratteristicaGruppoQueryExport"]["ordineVistaLessThan"];
+                ordineVistaLessThan?: components["schemas"]["CaratteristicaGruppoQuery"]["ordineVistaLessThan"];
                 /** @description `OrdineVista` is less than or equal to the value. */
-                ordineVistaLessThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQueryExport"]["ordineVistaLessThanOrEqualTo"];
+                ordineVistaLessThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQuery"]["ordineVistaLessThanOrEqualTo"];
                 /** @description `OrdineVista` differs from the value. */
-                ordineVistaNotEqualTo?: components["schemas"]["CaratteristicaGruppoQueryExport"]["ordineVistaNotEqualTo"];
+                ordineVistaNotEqualTo?: components["schemas"]["CaratteristicaGruppoQuery"]["ordineVistaNotEqualTo"];
                 /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                ordineVistaBetween?: components["schemas"]["CaratteristicaGruppoQueryExport"]["ordineVistaBetween"];
+                ordineVistaBetween?: components["schemas"]["CaratteristicaGruppoQuery"]["ordineVistaBetween"];
                 /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                ordineVistaIn?: components["schemas"]["CaratteristicaGruppoQueryExport"]["ordineVistaIn"];
+                ordineVistaIn?: components["schemas"]["CaratteristicaGruppoQuery"]["ordineVistaIn"];
                 /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
                 after?: components["schemas"]["CaratteristicaGruppoQueryExport"]["after"];
                 /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
-                orderBy?: components["schemas"]["CaratteristicaGruppoQueryExport"]["orderBy"];
+                orderBy?: components["schemas"]["CaratteristicaGruppoQuery"]["orderBy"];
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
-                orderByDesc?: components["schemas"]["CaratteristicaGruppoQueryExport"]["orderByDesc"];
+                orderByDesc?: components["schemas"]["CaratteristicaGruppoQuery"]["orderByDesc"];
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
-                fields?: components["schemas"]["CaratteristicaGruppoQueryExport"]["fields"];
+                fields?: components["schemas"]["CaratteristicaGruppoQuery"]["fields"];
                 /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
-                meta?: components["schemas"]["CaratteristicaGruppoQueryExport"]["meta"];
+                meta?: components["schemas"]["CaratteristicaGruppoQuery"]["meta"];
             };
             header?: never;
             path?: never;
@@ -459,91 +465,91 @@ export interface paths {
         parameters: {
             query?: {
                 /** @description `Id` equals the value. */
-                id?: components["schemas"]["SoggettoRecapitoQueryExport"]["id"];
+                id?: components["schemas"]["SoggettoRecapitoQuery"]["id"];
                 /** @description `Id` is greater than or equal to the value. */
-                idGreaterThanOrEqualTo?: components["schemas"]["SoggettoRecapitoQueryExport"]["idGreaterThanOrEqualTo"];
+                idGreaterThanOrEqualTo?: components["schemas"]["SoggettoRecapitoQuery"]["idGreaterThanOrEqualTo"];
                 /** @description `Id` is greater than the value. */
-                idGreaterThan?: components["schemas"]["SoggettoRecapitoQueryExport"]["idGreaterThan"];
+                idGreaterThan?: components["schemas"]["SoggettoRecapitoQuery"]["idGreaterThan"];
                 /** @description `Id` is less than the value. */
-                idLessThan?: components["schemas"]["SoggettoRecapitoQueryExport"]["idLessThan"];
+                idLessThan?: components["schemas"]["SoggettoRecapitoQuery"]["idLessThan"];
                 /** @description `Id` is less than or equal to the value. */
-                idLessThanOrEqualTo?: components["schemas"]["SoggettoRecapitoQueryExport"]["idLessThanOrEqualTo"];
+                idLessThanOrEqualTo?: components["schemas"]["SoggettoRecapitoQuery"]["idLessThanOrEqualTo"];
                 /** @description `Id` differs from the value. */
-                idNotEqualTo?: components["schemas"]["SoggettoRecapitoQueryExport"]["idNotEqualTo"];
+                idNotEqualTo?: components["schemas"]["SoggettoRecapitoQuery"]["idNotEqualTo"];
                 /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                idBetween?: components["schemas"]["SoggettoRecapitoQueryExport"]["idBetween"];
+                idBetween?: components["schemas"]["SoggettoRecapitoQuery"]["idBetween"];
                 /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                idIn?: components["schemas"]["SoggettoRecapitoQueryExport"]["idIn"];
+                idIn?: components["schemas"]["SoggettoRecapitoQuery"]["idIn"];
                 /** @description `SoggettoId` equals the value. */
-                soggettoId?: components["schemas"]["SoggettoRecapitoQueryExport"]["soggettoId"];
+                soggettoId?: components["schemas"]["SoggettoRecapitoQuery"]["soggettoId"];
                 /** @description `SoggettoId` is greater than or equal to the value. */
-                soggettoIdGreaterThanOrEqualTo?: components["schemas"]["SoggettoRecapitoQueryExport"]["soggettoIdGreaterThanOrEqualTo"];
+                soggettoIdGreaterThanOrEqualTo?: components["schemas"]["SoggettoRecapitoQuery"]["soggettoIdGreaterThanOrEqualTo"];
                 /** @description `SoggettoId` is greater than the value. */
-                soggettoIdGreaterThan?: components["schemas"]["SoggettoRecapitoQueryExport"]["soggettoIdGreaterThan"];
+                soggettoIdGreaterThan?: components["schemas"]["SoggettoRecapitoQuery"]["soggettoIdGreaterThan"];
                 /** @description `SoggettoId` is less than the value. */
-                soggettoIdLessThan?: components["schemas"]["SoggettoRecapitoQueryExport"]["soggettoIdLessThan"];
+                soggettoIdLessThan?: components["schemas"]["SoggettoRecapitoQuery"]["soggettoIdLessThan"];
                 /** @description `SoggettoId` is less than or equal to the value. */
-                soggettoIdLessThanOrEqualTo?: components["schemas"]["SoggettoRecapitoQueryExport"]["soggettoIdLessThanOrEqualTo"];
+                soggettoIdLessThanOrEqualTo?: components["schemas"]["SoggettoRecapitoQuery"]["soggettoIdLessThanOrEqualTo"];
                 /** @description `SoggettoId` differs from the value. */
-                soggettoIdNotEqualTo?: components["schemas"]["SoggettoRecapitoQueryExport"]["soggettoIdNotEqualTo"];
+                soggettoIdNotEqualTo?: components["schemas"]["SoggettoRecapitoQuery"]["soggettoIdNotEqualTo"];
                 /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                soggettoIdBetween?: components["schemas"]["SoggettoRecapitoQueryExport"]["soggettoIdBetween"];
+                soggettoIdBetween?: components["schemas"]["SoggettoRecapitoQuery"]["soggettoIdBetween"];
                 /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                soggettoIdIn?: components["schemas"]["SoggettoRecapitoQueryExport"]["soggettoIdIn"];
+                soggettoIdIn?: components["schemas"]["SoggettoRecapitoQuery"]["soggettoIdIn"];
                 /** @description `TipoRecapitoId` equals the value. */
-                tipoRecapitoId?: components["schemas"]["SoggettoRecapitoQueryExport"]["tipoRecapitoId"];
+                tipoRecapitoId?: components["schemas"]["SoggettoRecapitoQuery"]["tipoRecapitoId"];
                 /** @description `TipoRecapitoId` is greater than or equal to the value. */
-                tipoRecapitoIdGreaterThanOrEqualTo?: components["schemas"]["SoggettoRecapitoQueryExport"]["tipoRecapitoIdGreaterThanOrEqualTo"];
+                tipoRecapitoIdGreaterThanOrEqualTo?: components["schemas"]["SoggettoRecapitoQuery"]["tipoRecapitoIdGreaterThanOrEqualTo"];
                 /** @description `TipoRecapitoId` is greater than the value. */
-                tipoRecapitoIdGreaterThan?: components["schemas"]["SoggettoRecapitoQueryExport"]["tipoRecapitoIdGreaterThan"];
+                tipoRecapitoIdGreaterThan?: components["schemas"]["SoggettoRecapitoQuery"]["tipoRecapitoIdGreaterThan"];
                 /** @description `TipoRecapitoId` is less than the value. */
-                tipoRecapitoIdLessThan?: components["schemas"]["SoggettoRecapitoQueryExport"]["tipoRecapitoIdLessThan"];
+                tipoRecapitoIdLessThan?: components["schemas"]["SoggettoRecapitoQuery"]["tipoRecapitoIdLessThan"];
                 /** @description `TipoRecapitoId` is less than or equal to the value. */
-                tipoRecapitoIdLessThanOrEqualTo?: components["schemas"]["SoggettoRecapitoQueryExport"]["tipoRecapitoIdLessThanOrEqualTo"];
+                tipoRecapitoIdLessThanOrEqualTo?: components["schemas"]["SoggettoRecapitoQuery"]["tipoRecapitoIdLessThanOrEqualTo"];
                 /** @description `TipoRecapitoId` differs from the value. */
-                tipoRecapitoIdNotEqualTo?: components["schemas"]["SoggettoRecapitoQueryExport"]["tipoRecapitoIdNotEqualTo"];
+                tipoRecapitoIdNotEqualTo?: components["schemas"]["SoggettoRecapitoQuery"]["tipoRecapitoIdNotEqualTo"];
                 /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                tipoRecapitoIdBetween?: components["schemas"]["SoggettoRecapitoQueryExport"]["tipoRecapitoIdBetween"];
+                tipoRecapitoIdBetween?: components["schemas"]["SoggettoRecapitoQuery"]["tipoRecapitoIdBetween"];
                 /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                tipoRecapitoIdIn?: components["schemas"]["SoggettoRecapitoQueryExport"]["tipoRecapitoIdIn"];
+                tipoRecapitoIdIn?: components["schemas"]["SoggettoRecapitoQuery"]["tipoRecapitoIdIn"];
                 /** @description `Recapito` equals the value. */
-                recapito?: components["schemas"]["SoggettoRecapitoQueryExport"]["recapito"];
+                recapito?: components["schemas"]["SoggettoRecapitoQuery"]["recapito"];
                 /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
-                recapitoStartsWith?: components["schemas"]["SoggettoRecapitoQueryExport"]["recapitoStartsWith"];
+                recapitoStartsWith?: components["schemas"]["SoggettoRecapitoQuery"]["recapitoStartsWith"];
                 /** @description `Recapito` ends with the value, matched literally. */
-                recapitoEndsWith?: components["schemas"]["SoggettoRecapitoQueryExport"]["recapitoEndsWith"];
+                recapitoEndsWith?: components["schemas"]["SoggettoRecapitoQuery"]["recapitoEndsWith"];
                 /** @description `Recapito` contains the value, matched literally. */
-                recapitoContains?: components["schemas"]["SoggettoRecapitoQueryExport"]["recapitoContains"];
+                recapitoContains?: components["schemas"]["SoggettoRecapitoQuery"]["recapitoContains"];
                 /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
-                recapitoLike?: components["schemas"]["SoggettoRecapitoQueryExport"]["recapitoLike"];
+                recapitoLike?: components["schemas"]["SoggettoRecapitoQuery"]["recapitoLike"];
                 /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                recapitoBetween?: components["schemas"]["SoggettoRecapitoQueryExport"]["recapitoBetween"];
+                recapitoBetween?: components["schemas"]["SoggettoRecapitoQuery"]["recapitoBetween"];
                 /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                recapitoIn?: components["schemas"]["SoggettoRecapitoQueryExport"]["recapitoIn"];
+                recapitoIn?: components["schemas"]["SoggettoRecapitoQuery"]["recapitoIn"];
                 /** @description `CodiceEsterno` equals the value. */
-                codiceEsterno?: components["schemas"]["SoggettoRecapitoQueryExport"]["codiceEsterno"];
+                codiceEsterno?: components["schemas"]["SoggettoRecapitoQuery"]["codiceEsterno"];
                 /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
-                codiceEsternoStartsWith?: components["schemas"]["SoggettoRecapitoQueryExport"]["codiceEsternoStartsWith"];
+                codiceEsternoStartsWith?: components["schemas"]["SoggettoRecapitoQuery"]["codiceEsternoStartsWith"];
                 /** @description `CodiceEsterno` ends with the value, matched literally. */
-                codiceEsternoEndsWith?: components["schemas"]["SoggettoRecapitoQueryExport"]["codiceEsternoEndsWith"];
+                codiceEsternoEndsWith?: components["schemas"]["SoggettoRecapitoQuery"]["codiceEsternoEndsWith"];
                 /** @description `CodiceEsterno` contains the value, matched literally. */
-                codiceEsternoContains?: components["schemas"]["SoggettoRecapitoQueryExport"]["codiceEsternoContains"];
+                codiceEsternoContains?: components["schemas"]["SoggettoRecapitoQuery"]["codiceEsternoContains"];
                 /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
-                codiceEsternoLike?: components["schemas"]["SoggettoRecapitoQueryExport"]["codiceEsternoLike"];
+                codiceEsternoLike?: components["schemas"]["SoggettoRecapitoQuery"]["codiceEsternoLike"];
                 /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                codiceEsternoBetween?: components["schemas"]["SoggettoRecapitoQueryExport"]["codiceEsternoBetween"];
+                codiceEsternoBetween?: components["schemas"]["SoggettoRecapitoQuery"]["codiceEsternoBetween"];
                 /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                codiceEsternoIn?: components["schemas"]["SoggettoRecapitoQueryExport"]["codiceEsternoIn"];
+                codiceEsternoIn?: components["schemas"]["SoggettoRecapitoQuery"]["codiceEsternoIn"];
                 /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
                 after?: components["schemas"]["SoggettoRecapitoQueryExport"]["after"];
                 /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
-                orderBy?: components["schemas"]["SoggettoRecapitoQueryExport"]["orderBy"];
+                orderBy?: components["schemas"]["SoggettoRecapitoQuery"]["orderBy"];
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
-                orderByDesc?: components["schemas"]["SoggettoRecapitoQueryExport"]["orderByDesc"];
+                orderByDesc?: components["schemas"]["SoggettoRecapitoQuery"]["orderByDesc"];
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
-                fields?: components["schemas"]["SoggettoRecapitoQueryExport"]["fields"];
+                fields?: components["schemas"]["SoggettoRecapitoQuery"]["fields"];
                 /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
-                meta?: components["schemas"]["SoggettoRecapitoQueryExport"]["meta"];
+                meta?: components["schemas"]["SoggettoRecapitoQuery"]["meta"];
             };
             header?: never;
             path?: never;
@@ -934,6 +940,28 @@ export interface components {
             [key: string]: string;
         };
         /**
+         * @description Server-Sent Events (WHATWG HTML, "Server-sent events"), UTF-8, each event a block of
+         *     `field: value` lines ended by a blank line:
+         *     - **An answer**: `id: <entity tag>` and `data: <JSON>`, the default event type
+         *       (`message`, no `event:` line). `data` is the JSON the plain GET answers at that
+         *       moment, on one line (its `application/json` 200); `id` is that answer's `ETag` (no `id:`
+         *       line for an answer without one). The first event is the current answer (none while
+         *       `Last-Event-ID` names it); a later one comes when a write changes the answer's tag,
+         *       and only then.
+         *     - **`event: expired`**: the access token the stream was opened with expired; `data` is
+         *       `{"responseStatus":{"errorCode":"TokenExpired",...}}` and the stream ends. Reconnect
+         *       with a fresh token and `Last-Event-ID`.
+         *     - **`event: unavailable`**: a read failed; `data` is the ResponseStatus of the 503
+         *       (`ServiceUnavailable`, `QueryTimeout`). The stream stays open and the answer follows
+         *       once reads succeed again.
+         *     - **`: keep-alive`**, a comment every 15 s, which clients ignore: proxies see an idle
+         *       stream move.
+         *     - **`retry: 2000`**, then the end of the stream, when the server shuts down: reconnect
+         *       after that many milliseconds with `Last-Event-ID`.
+         *     A client that leaves more than 1 MiB unread is disconnected.
+         */
+        LiveEvents: string;
+        /**
          * @description JSONP, sent with `?callback=name`: `/**\/name(<json>);`. The status is 200 even for errors.
          * @example /**\/handle({"status":"ok"});
          */
@@ -1100,176 +1128,303 @@ export interface components {
             /**
              * Format: int32
              * @description `Id` equals the value.
+             * @example 1
              */
             id?: number;
             /**
              * Format: int32
              * @description `Id` is greater than or equal to the value.
+             * @example 1
              */
             idGreaterThanOrEqualTo?: number;
             /**
              * Format: int32
              * @description `Id` is greater than the value.
+             * @example 0
              */
             idGreaterThan?: number;
             /**
              * Format: int32
              * @description `Id` is less than the value.
+             * @example 2
              */
             idLessThan?: number;
             /**
              * Format: int32
              * @description `Id` is less than or equal to the value.
+             * @example 1
              */
             idLessThanOrEqualTo?: number;
             /**
              * Format: int32
              * @description `Id` differs from the value.
+             * @example 2
              */
             idNotEqualTo?: number;
-            /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). */
+            /**
+             * @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing).
+             * @example [
+             *       1,
+             *       3
+             *     ]
+             */
             idBetween?: number[];
-            /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. */
+            /**
+             * @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values.
+             * @example [
+             *       1,
+             *       2,
+             *       3
+             *     ]
+             */
             idIn?: number[];
-            /** @description `Descrizione` equals the value. */
+            /**
+             * @description `Descrizione` equals the value.
+             * @example Caratteristiche elettriche
+             */
             descrizione?: string;
-            /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
+            /**
+             * @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves).
+             * @example Caratteristiche
+             */
             descrizioneStartsWith?: string;
-            /** @description `Descrizione` ends with the value, matched literally. */
+            /**
+             * @description `Descrizione` ends with the value, matched literally.
+             * @example elettriche
+             */
             descrizioneEndsWith?: string;
-            /** @description `Descrizione` contains the value, matched literally. */
+            /**
+             * @description `Descrizione` contains the value, matched literally.
+             * @example elettriche
+             */
             descrizioneContains?: string;
-            /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+            /**
+             * @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character.
+             * @example %elettriche%
+             */
             descrizioneLike?: string;
-            /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). */
+            /**
+             * @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing).
+             * @example [
+             *       "Caratteristiche",
+             *       "Caratteristiche elettriche"
+             *     ]
+             */
             descrizioneBetween?: string[];
-            /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. */
+            /**
+             * @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values.
+             * @example [
+             *       "Caratteristiche elettriche"
+             *     ]
+             */
             descrizioneIn?: string[];
             /**
              * Format: int32
              * @description `TipoCaratteristicaSezioneId` equals the value.
+             * @example 1
              */
             tipoCaratteristicaSezioneId?: number;
             /**
              * Format: int32
              * @description `TipoCaratteristicaSezioneId` is greater than or equal to the value.
+             * @example 1
              */
             tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: number;
             /**
              * Format: int32
              * @description `TipoCaratteristicaSezioneId` is greater than the value.
+             * @example 0
              */
             tipoCaratteristicaSezioneIdGreaterThan?: number;
             /**
              * Format: int32
              * @description `TipoCaratteristicaSezioneId` is less than the value.
+             * @example 2
              */
             tipoCaratteristicaSezioneIdLessThan?: number;
             /**
              * Format: int32
              * @description `TipoCaratteristicaSezioneId` is less than or equal to the value.
+             * @example 1
              */
             tipoCaratteristicaSezioneIdLessThanOrEqualTo?: number;
             /**
              * Format: int32
              * @description `TipoCaratteristicaSezioneId` differs from the value.
+             * @example 2
              */
             tipoCaratteristicaSezioneIdNotEqualTo?: number;
-            /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). */
+            /**
+             * @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing).
+             * @example [
+             *       1,
+             *       3
+             *     ]
+             */
             tipoCaratteristicaSezioneIdBetween?: number[];
-            /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. */
+            /**
+             * @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values.
+             * @example [
+             *       1,
+             *       2,
+             *       3
+             *     ]
+             */
             tipoCaratteristicaSezioneIdIn?: number[];
-            /** @description `IsDisattiva` equals the value. */
+            /**
+             * @description `IsDisattiva` equals the value.
+             * @example false
+             */
             isDisattiva?: boolean;
             /**
              * Format: int32
              * @description `IconaImmagineId` equals the value.
+             * @example 100
              */
             iconaImmagineId?: number;
             /**
              * Format: int32
              * @description `IconaImmagineId` is greater than or equal to the value.
+             * @example 100
              */
             iconaImmagineIdGreaterThanOrEqualTo?: number;
             /**
              * Format: int32
              * @description `IconaImmagineId` is greater than the value.
+             * @example 99
              */
             iconaImmagineIdGreaterThan?: number;
             /**
              * Format: int32
              * @description `IconaImmagineId` is less than the value.
+             * @example 101
              */
             iconaImmagineIdLessThan?: number;
             /**
              * Format: int32
              * @description `IconaImmagineId` is less than or equal to the value.
+             * @example 100
              */
             iconaImmagineIdLessThanOrEqualTo?: number;
             /**
              * Format: int32
              * @description `IconaImmagineId` differs from the value.
+             * @example 101
              */
             iconaImmagineIdNotEqualTo?: number;
-            /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). */
+            /**
+             * @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing).
+             * @example [
+             *       100,
+             *       102
+             *     ]
+             */
             iconaImmagineIdBetween?: number[];
-            /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. */
+            /**
+             * @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values.
+             * @example [
+             *       100,
+             *       101,
+             *       102
+             *     ]
+             */
             iconaImmagineIdIn?: number[];
             /**
              * Format: int32
              * @description `OrdineVista` equals the value.
+             * @example 10
              */
             ordineVista?: number;
             /**
              * Format: int32
              * @description `OrdineVista` is greater than or equal to the value.
+             * @example 10
              */
             ordineVistaGreaterThanOrEqualTo?: number;
             /**
              * Format: int32
              * @description `OrdineVista` is greater than the value.
+             * @example 9
              */
             ordineVistaGreaterThan?: number;
             /**
              * Format: int32
              * @description `OrdineVista` is less than the value.
+             * @example 11
              */
             ordineVistaLessThan?: number;
             /**
              * Format: int32
              * @description `OrdineVista` is less than or equal to the value.
+             * @example 10
              */
             ordineVistaLessThanOrEqualTo?: number;
             /**
              * Format: int32
              * @description `OrdineVista` differs from the value.
+             * @example 11
              */
             ordineVistaNotEqualTo?: number;
-            /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). */
+            /**
+             * @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing).
+             * @example [
+             *       10,
+             *       12
+             *     ]
+             */
             ordineVistaBetween?: number[];
-            /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. */
+            /**
+             * @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values.
+             * @example [
+             *       10,
+             *       11,
+             *       12
+             *     ]
+             */
             ordineVistaIn?: number[];
             /**
              * Format: int32
              * @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth.
+             * @example 0
              */
             skip?: number;
             /**
              * Format: int32
              * @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows.
+             * @example 10
              */
             take?: number;
-            /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+            /**
+             * @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`.
+             * @example
+             */
             after?: string;
-            /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+            /**
+             * @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable.
+             * @example Descrizione
+             */
             orderBy?: string;
-            /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+            /**
+             * @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`.
+             * @example Id
+             */
             orderByDesc?: string;
-            /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+            /**
+             * @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items.
+             * @example Total
+             */
             include?: string;
-            /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+            /**
+             * @description Comma list of the fields the results hold, case-insensitive; default all.
+             * @example Id,Descrizione
+             */
             fields?: string;
-            /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. */
+            /**
+             * @description Accepted and ignored. At most 20 entries, values at most 1024 characters.
+             * @example {
+             *       "source": "web"
+             *     }
+             */
             meta?: {
                 [key: string]: string;
             };
@@ -1323,154 +1478,285 @@ export interface components {
             /**
              * Format: int32
              * @description `Id` equals the value.
+             * @example 1
              */
             id?: number;
             /**
              * Format: int32
              * @description `Id` is greater than or equal to the value.
+             * @example 1
              */
             idGreaterThanOrEqualTo?: number;
             /**
              * Format: int32
              * @description `Id` is greater than the value.
+             * @example 0
              */
             idGreaterThan?: number;
             /**
              * Format: int32
              * @description `Id` is less than the value.
+             * @example 2
              */
             idLessThan?: number;
             /**
              * Format: int32
              * @description `Id` is less than or equal to the value.
+             * @example 1
              */
             idLessThanOrEqualTo?: number;
             /**
              * Format: int32
              * @description `Id` differs from the value.
+             * @example 2
              */
             idNotEqualTo?: number;
-            /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). */
+            /**
+             * @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing).
+             * @example [
+             *       1,
+             *       3
+             *     ]
+             */
             idBetween?: number[];
-            /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. */
+            /**
+             * @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values.
+             * @example [
+             *       1,
+             *       2,
+             *       3
+             *     ]
+             */
             idIn?: number[];
             /**
              * Format: int32
              * @description `SoggettoId` equals the value.
+             * @example 1001
              */
             soggettoId?: number;
             /**
              * Format: int32
              * @description `SoggettoId` is greater than or equal to the value.
+             * @example 1001
              */
             soggettoIdGreaterThanOrEqualTo?: number;
             /**
              * Format: int32
              * @description `SoggettoId` is greater than the value.
+             * @example 1000
              */
             soggettoIdGreaterThan?: number;
             /**
              * Format: int32
              * @description `SoggettoId` is less than the value.
+             * @example 1002
              */
             soggettoIdLessThan?: number;
             /**
              * Format: int32
              * @description `SoggettoId` is less than or equal to the value.
+             * @example 1001
              */
             soggettoIdLessThanOrEqualTo?: number;
             /**
              * Format: int32
              * @description `SoggettoId` differs from the value.
+             * @example 1002
              */
             soggettoIdNotEqualTo?: number;
-            /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). */
+            /**
+             * @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing).
+             * @example [
+             *       1001,
+             *       1003
+             *     ]
+             */
             soggettoIdBetween?: number[];
-            /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. */
+            /**
+             * @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values.
+             * @example [
+             *       1001,
+             *       1002,
+             *       1003
+             *     ]
+             */
             soggettoIdIn?: number[];
             /**
              * Format: int32
              * @description `TipoRecapitoId` equals the value.
+             * @example 1
              */
             tipoRecapitoId?: number;
             /**
              * Format: int32
              * @description `TipoRecapitoId` is greater than or equal to the value.
+             * @example 1
              */
             tipoRecapitoIdGreaterThanOrEqualTo?: number;
             /**
              * Format: int32
              * @description `TipoRecapitoId` is greater than the value.
+             * @example 0
              */
             tipoRecapitoIdGreaterThan?: number;
             /**
              * Format: int32
              * @description `TipoRecapitoId` is less than the value.
+             * @example 2
              */
             tipoRecapitoIdLessThan?: number;
             /**
              * Format: int32
              * @description `TipoRecapitoId` is less than or equal to the value.
+             * @example 1
              */
             tipoRecapitoIdLessThanOrEqualTo?: number;
             /**
              * Format: int32
              * @description `TipoRecapitoId` differs from the value.
+             * @example 2
              */
             tipoRecapitoIdNotEqualTo?: number;
-            /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). */
+            /**
+             * @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing).
+             * @example [
+             *       1,
+             *       3
+             *     ]
+             */
             tipoRecapitoIdBetween?: number[];
-            /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. */
+            /**
+             * @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values.
+             * @example [
+             *       1,
+             *       2,
+             *       3
+             *     ]
+             */
             tipoRecapitoIdIn?: number[];
-            /** @description `Recapito` equals the value. */
+            /**
+             * @description `Recapito` equals the value.
+             * @example info@brambilla.it
+             */
             recapito?: string;
-            /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
+            /**
+             * @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves).
+             * @example info
+             */
             recapitoStartsWith?: string;
-            /** @description `Recapito` ends with the value, matched literally. */
+            /**
+             * @description `Recapito` ends with the value, matched literally.
+             * @example it
+             */
             recapitoEndsWith?: string;
-            /** @description `Recapito` contains the value, matched literally. */
+            /**
+             * @description `Recapito` contains the value, matched literally.
+             * @example brambilla
+             */
             recapitoContains?: string;
-            /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+            /**
+             * @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character.
+             * @example %brambilla%
+             */
             recapitoLike?: string;
-            /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). */
+            /**
+             * @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing).
+             * @example [
+             *       "info",
+             *       "info@brambilla.it"
+             *     ]
+             */
             recapitoBetween?: string[];
-            /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. */
+            /**
+             * @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values.
+             * @example [
+             *       "info@brambilla.it"
+             *     ]
+             */
             recapitoIn?: string[];
-            /** @description `CodiceEsterno` equals the value. */
+            /**
+             * @description `CodiceEsterno` equals the value.
+             * @example CRM-10010
+             */
             codiceEsterno?: string;
-            /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
+            /**
+             * @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves).
+             * @example CRM
+             */
             codiceEsternoStartsWith?: string;
-            /** @description `CodiceEsterno` ends with the value, matched literally. */
+            /**
+             * @description `CodiceEsterno` ends with the value, matched literally.
+             * @example 10010
+             */
             codiceEsternoEndsWith?: string;
-            /** @description `CodiceEsterno` contains the value, matched literally. */
+            /**
+             * @description `CodiceEsterno` contains the value, matched literally.
+             * @example 10010
+             */
             codiceEsternoContains?: string;
-            /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
+            /**
+             * @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character.
+             * @example %10010%
+             */
             codiceEsternoLike?: string;
-            /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). */
+            /**
+             * @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing).
+             * @example [
+             *       "CRM",
+             *       "CRM-10010"
+             *     ]
+             */
             codiceEsternoBetween?: string[];
-            /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. */
+            /**
+             * @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values.
+             * @example [
+             *       "CRM-10010"
+             *     ]
+             */
             codiceEsternoIn?: string[];
             /**
              * Format: int32
              * @description Rows to skip; default 0. For deep pages prefer `after`, whose cost does not grow with the depth.
+             * @example 0
              */
             skip?: number;
             /**
              * Format: int32
              * @description Rows to return; default 100, values above MAX_TAKE (default 1000) are clamped; 0 returns no rows.
+             * @example 10
              */
             take?: number;
-            /** @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`. */
+            /**
+             * @description Cursor: the `next` of the previous answer, which names the page after it under the same filters and order (an empty value is the first page). Opaque; valid on every node and after a restart; not with `skip` > 0. A cursor of another query, altered, or signed by another server is a 400 naming `After`.
+             * @example
+             */
             after?: string;
-            /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
+            /**
+             * @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable.
+             * @example SoggettoId
+             */
             orderBy?: string;
-            /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
+            /**
+             * @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`.
+             * @example Id
+             */
             orderByDesc?: string;
-            /** @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items. */
+            /**
+             * @description Comma list: `Total` (adds `total`), `EstimatedTotal` (adds `estimatedTotal` and `estimatedTotalKind`, cheap on any filter) and aggregates over the filtered rows, such as `COUNT(*)`, `COUNT(DISTINCT Field)`, `MIN`, `MAX`, `FIRST`, `LAST`, `SUM`, `AVG`, each with an optional alias (`MAX(OrdineVista) MaxOrdine`); results go into `meta`. At most 20 items.
+             * @example Total
+             */
             include?: string;
-            /** @description Comma list of the fields the results hold, case-insensitive; default all. */
+            /**
+             * @description Comma list of the fields the results hold, case-insensitive; default all.
+             * @example Id,SoggettoId
+             */
             fields?: string;
-            /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. */
+            /**
+             * @description Accepted and ignored. At most 20 entries, values at most 1024 characters.
+             * @example {
+             *       "source": "web"
+             *     }
+             */
             meta?: {
                 [key: string]: string;
             };
@@ -1660,7 +1946,10 @@ export interface components {
             ordineVistaBetween?: number[];
             /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. */
             ordineVistaIn?: number[];
-            /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+            /**
+             * @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`.
+             * @example
+             */
             after?: string;
             /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
             orderBy?: string;
@@ -1817,7 +2106,10 @@ export interface components {
             codiceEsternoBetween?: string[];
             /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. */
             codiceEsternoIn?: string[];
-            /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
+            /**
+             * @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`.
+             * @example
+             */
             after?: string;
             /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
             orderBy?: string;
@@ -2052,6 +2344,37 @@ export interface components {
                  *       "responseStatus": {
                  *         "errorCode": "TooManyRequests",
                  *         "message": "Too many requests",
+                 *         "errors": []
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description With `Accept: text/event-stream` only: `LIVE_MAX_SUBSCRIPTIONS` streams are open in this process (policy `live`). */
+        TooManyLiveAnswers: {
+            headers: {
+                /** @description Seconds to wait. */
+                "Retry-After": number;
+                /**
+                 * @description `"live";q=<LIVE_MAX_SUBSCRIPTIONS>;qu="concurrent-requests"`.
+                 * @example "live";q=10000;qu="concurrent-requests"
+                 */
+                "RateLimit-Policy": string;
+                /**
+                 * @description `"live";r=0;t=<Retry-After>`.
+                 * @example "live";r=0;t=1
+                 */
+                RateLimit: string;
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "responseStatus": {
+                 *         "errorCode": "TooManyRequests",
+                 *         "message": "Too many live answers are open here",
                  *         "errors": []
                  *       }
                  *     }
@@ -2739,6 +3062,11 @@ export interface components {
          */
         RegisterContinue: string;
         /**
+         * @description With `Accept: text/event-stream` only, as a client reconnecting sends it (an `EventSource` does by itself): the `id` of the last answer event received, an entity tag as `ETag` gives it. While it names the current answer, the stream sends no first event; else its first event is the current answer. At most 4096 characters (else 400).
+         * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
+         */
+        LastEventId: string;
+        /**
          * @description Entity tags of answers the client holds (RFC 9110 §13.1.2): a comma list of tags as `ETag` gave them, `W/` tags compared weakly, or `*`. When one is current the answer is 304 with no body, and no row is read. At most 4096 characters (else 400, field `If-None-Match`).
          * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
          */
@@ -2773,6 +3101,21 @@ export interface components {
                  *     }
                  */
                 "application/json": components["schemas"]["Register"];
+                /**
+                 * @example {
+                 *       "userName": "mario.rossi",
+                 *       "firstName": "Mario",
+                 *       "lastName": "Rossi",
+                 *       "displayName": "Mario Rossi",
+                 *       "email": "mario.rossi@example.com",
+                 *       "password": "correct-horse-battery",
+                 *       "confirmPassword": "correct-horse-battery",
+                 *       "autoLogin": true,
+                 *       "meta": {
+                 *         "source": "web"
+                 *       }
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["Register"];
             };
         };
@@ -2787,6 +3130,14 @@ export interface components {
                  *     }
                  */
                 "application/json": components["schemas"]["AssignRoles"];
+                /**
+                 * @example {
+                 *       "userName": "admin",
+                 *       "roles": [
+                 *         "ApiUser"
+                 *       ]
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["AssignRoles"];
             };
         };
@@ -2976,6 +3327,11 @@ export interface operations {
                  * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description With `Accept: text/event-stream` only, as a client reconnecting sends it (an `EventSource` does by itself): the `id` of the last answer event received, an entity tag as `ETag` gives it. While it names the current answer, the stream sends no first event; else its first event is the current answer. At most 4096 characters (else 400).
+                 * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
+                 */
+                "Last-Event-ID"?: components["parameters"]["LastEventId"];
             };
             path: {
                 /**
@@ -3031,6 +3387,11 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["GetImpiantoFilesResponse"];
                     "application/javascript": components["schemas"]["Jsonp"];
+                    /**
+                     * @example id: "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
+                     *     data: {"rootFile":{"id":10,"nome":"Documenti","isFolder":true,"dataCreazione":"2026-11-20T10:15:30.000Z","dataAggiornamento":"2026-11-20T10:15:30.000Z","impiantoId":5},"contents":[{"id":12,"nome":"Schemi","isFolder":true,"folderId":10,"dataCreazione":"2026-11-20T10:16:00.000Z","dataAggiornamento":"2026-11-21T08:00:00.000Z","impiantoId":5},{"id":11,"nome":"collaudo.pdf","isFolder":false,"folderId":10,"dataCreazione":"2026-11-20T10:15:31.000Z","dataAggiornamento":"2026-11-20T10:15:31.000Z","impiantoId":5}]}
+                     */
+                    "text/event-stream": components["schemas"]["LiveEvents"];
                 };
             };
             304: components["responses"]["NotModified"];
@@ -3039,6 +3400,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyLiveAnswers"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3155,6 +3517,11 @@ export interface operations {
                  * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description With `Accept: text/event-stream` only, as a client reconnecting sends it (an `EventSource` does by itself): the `id` of the last answer event received, an entity tag as `ETag` gives it. While it names the current answer, the stream sends no first event; else its first event is the current answer. At most 4096 characters (else 400).
+                 * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
+                 */
+                "Last-Event-ID"?: components["parameters"]["LastEventId"];
             };
             path?: never;
             cookie?: never;
@@ -3181,11 +3548,11 @@ export interface operations {
                      *       "results": [
                      *         {
                      *           "id": 1,
-                     *           "descrizione": "Esempio Descrizione",
-                     *           "tipoCaratteristicaSezioneId": 3,
+                     *           "descrizione": "Caratteristiche elettriche",
+                     *           "tipoCaratteristicaSezioneId": 1,
                      *           "isDisattiva": false,
-                     *           "iconaImmagineId": 5,
-                     *           "ordineVista": 6
+                     *           "iconaImmagineId": 100,
+                     *           "ordineVista": 10
                      *         }
                      *       ]
                      *     }
@@ -3193,10 +3560,15 @@ export interface operations {
                     "application/json": components["schemas"]["CaratteristicaGruppoQueryResponse"];
                     /**
                      * @example Id,Descrizione,TipoCaratteristicaSezioneId,IsDisattiva,IconaImmagineId,OrdineVista
-                     *     1,Esempio Descrizione,3,false,5,6
+                     *     1,Caratteristiche elettriche,1,false,100,10
                      */
                     "text/csv": string;
                     "application/javascript": components["schemas"]["Jsonp"];
+                    /**
+                     * @example id: "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
+                     *     data: {"offset":0,"total":1,"results":[{"id":1,"descrizione":"Caratteristiche elettriche","tipoCaratteristicaSezioneId":1,"isDisattiva":false,"iconaImmagineId":100,"ordineVista":10}]}
+                     */
+                    "text/event-stream": components["schemas"]["LiveEvents"];
                 };
             };
             304: components["responses"]["NotModified"];
@@ -3204,6 +3576,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyLiveAnswers"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3327,7 +3700,7 @@ export interface operations {
                  *         2,
                  *         3
                  *       ],
-                 *       "descrizioneLike": "%esempio%",
+                 *       "descrizioneLike": "%elettriche%",
                  *       "skip": 0,
                  *       "take": 10,
                  *       "orderByDesc": "Id",
@@ -3335,6 +3708,20 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["CaratteristicaGruppoQuery"];
+                /**
+                 * @example {
+                 *       "idIn": [
+                 *         1,
+                 *         2,
+                 *         3
+                 *       ],
+                 *       "descrizioneLike": "%elettriche%",
+                 *       "skip": 0,
+                 *       "take": 10,
+                 *       "orderByDesc": "Id",
+                 *       "include": "Total"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["CaratteristicaGruppoQuery"];
             };
         };
@@ -3359,11 +3746,11 @@ export interface operations {
                      *       "results": [
                      *         {
                      *           "id": 1,
-                     *           "descrizione": "Esempio Descrizione",
-                     *           "tipoCaratteristicaSezioneId": 3,
+                     *           "descrizione": "Caratteristiche elettriche",
+                     *           "tipoCaratteristicaSezioneId": 1,
                      *           "isDisattiva": false,
-                     *           "iconaImmagineId": 5,
-                     *           "ordineVista": 6
+                     *           "iconaImmagineId": 100,
+                     *           "ordineVista": 10
                      *         }
                      *       ]
                      *     }
@@ -3371,7 +3758,7 @@ export interface operations {
                     "application/json": components["schemas"]["CaratteristicaGruppoQueryResponse"];
                     /**
                      * @example Id,Descrizione,TipoCaratteristicaSezioneId,IsDisattiva,IconaImmagineId,OrdineVista
-                     *     1,Esempio Descrizione,3,false,5,6
+                     *     1,Caratteristiche elettriche,1,false,100,10
                      */
                     "text/csv": string;
                     "application/javascript": components["schemas"]["Jsonp"];
@@ -3495,6 +3882,11 @@ export interface operations {
                  * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description With `Accept: text/event-stream` only, as a client reconnecting sends it (an `EventSource` does by itself): the `id` of the last answer event received, an entity tag as `ETag` gives it. While it names the current answer, the stream sends no first event; else its first event is the current answer. At most 4096 characters (else 400).
+                 * @example "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
+                 */
+                "Last-Event-ID"?: components["parameters"]["LastEventId"];
             };
             path?: never;
             cookie?: never;
@@ -3521,10 +3913,10 @@ export interface operations {
                      *       "results": [
                      *         {
                      *           "id": 1,
-                     *           "soggettoId": 2,
-                     *           "tipoRecapitoId": 3,
-                     *           "recapito": "Esempio Recapito",
-                     *           "codiceEsterno": "Esempio CodiceEsterno"
+                     *           "soggettoId": 1001,
+                     *           "tipoRecapitoId": 1,
+                     *           "recapito": "info@brambilla.it",
+                     *           "codiceEsterno": "CRM-10010"
                      *         }
                      *       ]
                      *     }
@@ -3532,10 +3924,15 @@ export interface operations {
                     "application/json": components["schemas"]["SoggettoRecapitoQueryResponse"];
                     /**
                      * @example Id,SoggettoId,TipoRecapitoId,Recapito,CodiceEsterno
-                     *     1,2,3,Esempio Recapito,Esempio CodiceEsterno
+                     *     1,1001,1,info@brambilla.it,CRM-10010
                      */
                     "text/csv": string;
                     "application/javascript": components["schemas"]["Jsonp"];
+                    /**
+                     * @example id: "q1F0kHc2Yk7d1vX9m3Jt8sWbA4nE6rLz"
+                     *     data: {"offset":0,"total":1,"results":[{"id":1,"soggettoId":1001,"tipoRecapitoId":1,"recapito":"info@brambilla.it","codiceEsterno":"CRM-10010"}]}
+                     */
+                    "text/event-stream": components["schemas"]["LiveEvents"];
                 };
             };
             304: components["responses"]["NotModified"];
@@ -3543,6 +3940,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyLiveAnswers"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3662,7 +4060,7 @@ export interface operations {
                  *         2,
                  *         3
                  *       ],
-                 *       "recapitoLike": "%esempio%",
+                 *       "recapitoLike": "%brambilla%",
                  *       "skip": 0,
                  *       "take": 10,
                  *       "orderByDesc": "Id",
@@ -3670,6 +4068,20 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["SoggettoRecapitoQuery"];
+                /**
+                 * @example {
+                 *       "idIn": [
+                 *         1,
+                 *         2,
+                 *         3
+                 *       ],
+                 *       "recapitoLike": "%brambilla%",
+                 *       "skip": 0,
+                 *       "take": 10,
+                 *       "orderByDesc": "Id",
+                 *       "include": "Total"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["SoggettoRecapitoQuery"];
             };
         };
@@ -3694,10 +4106,10 @@ export interface operations {
                      *       "results": [
                      *         {
                      *           "id": 1,
-                     *           "soggettoId": 2,
-                     *           "tipoRecapitoId": 3,
-                     *           "recapito": "Esempio Recapito",
-                     *           "codiceEsterno": "Esempio CodiceEsterno"
+                     *           "soggettoId": 1001,
+                     *           "tipoRecapitoId": 1,
+                     *           "recapito": "info@brambilla.it",
+                     *           "codiceEsterno": "CRM-10010"
                      *         }
                      *       ]
                      *     }
@@ -3705,7 +4117,7 @@ export interface operations {
                     "application/json": components["schemas"]["SoggettoRecapitoQueryResponse"];
                     /**
                      * @example Id,SoggettoId,TipoRecapitoId,Recapito,CodiceEsterno
-                     *     1,2,3,Esempio Recapito,Esempio CodiceEsterno
+                     *     1,1001,1,info@brambilla.it,CRM-10010
                      */
                     "text/csv": string;
                     "application/javascript": components["schemas"]["Jsonp"];
@@ -3725,95 +4137,95 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description `Id` equals the value. */
-                id?: components["schemas"]["CaratteristicaGruppoQueryExport"]["id"];
+                id?: components["schemas"]["CaratteristicaGruppoQuery"]["id"];
                 /** @description `Id` is greater than or equal to the value. */
-                idGreaterThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQueryExport"]["idGreaterThanOrEqualTo"];
+                idGreaterThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQuery"]["idGreaterThanOrEqualTo"];
                 /** @description `Id` is greater than the value. */
-                idGreaterThan?: components["schemas"]["CaratteristicaGruppoQueryExport"]["idGreaterThan"];
+                idGreaterThan?: components["schemas"]["CaratteristicaGruppoQuery"]["idGreaterThan"];
                 /** @description `Id` is less than the value. */
-                idLessThan?: components["schemas"]["CaratteristicaGruppoQueryExport"]["idLessThan"];
+                idLessThan?: components["schemas"]["CaratteristicaGruppoQuery"]["idLessThan"];
                 /** @description `Id` is less than or equal to the value. */
-                idLessThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQueryExport"]["idLessThanOrEqualTo"];
+                idLessThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQuery"]["idLessThanOrEqualTo"];
                 /** @description `Id` differs from the value. */
-                idNotEqualTo?: components["schemas"]["CaratteristicaGruppoQueryExport"]["idNotEqualTo"];
+                idNotEqualTo?: components["schemas"]["CaratteristicaGruppoQuery"]["idNotEqualTo"];
                 /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                idBetween?: components["schemas"]["CaratteristicaGruppoQueryExport"]["idBetween"];
+                idBetween?: components["schemas"]["CaratteristicaGruppoQuery"]["idBetween"];
                 /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                idIn?: components["schemas"]["CaratteristicaGruppoQueryExport"]["idIn"];
+                idIn?: components["schemas"]["CaratteristicaGruppoQuery"]["idIn"];
                 /** @description `Descrizione` equals the value. */
-                descrizione?: components["schemas"]["CaratteristicaGruppoQueryExport"]["descrizione"];
+                descrizione?: components["schemas"]["CaratteristicaGruppoQuery"]["descrizione"];
                 /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
-                descrizioneStartsWith?: components["schemas"]["CaratteristicaGruppoQueryExport"]["descrizioneStartsWith"];
+                descrizioneStartsWith?: components["schemas"]["CaratteristicaGruppoQuery"]["descrizioneStartsWith"];
                 /** @description `Descrizione` ends with the value, matched literally. */
-                descrizioneEndsWith?: components["schemas"]["CaratteristicaGruppoQueryExport"]["descrizioneEndsWith"];
+                descrizioneEndsWith?: components["schemas"]["CaratteristicaGruppoQuery"]["descrizioneEndsWith"];
                 /** @description `Descrizione` contains the value, matched literally. */
-                descrizioneContains?: components["schemas"]["CaratteristicaGruppoQueryExport"]["descrizioneContains"];
+                descrizioneContains?: components["schemas"]["CaratteristicaGruppoQuery"]["descrizioneContains"];
                 /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
-                descrizioneLike?: components["schemas"]["CaratteristicaGruppoQueryExport"]["descrizioneLike"];
+                descrizioneLike?: components["schemas"]["CaratteristicaGruppoQuery"]["descrizioneLike"];
                 /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                descrizioneBetween?: components["schemas"]["CaratteristicaGruppoQueryExport"]["descrizioneBetween"];
+                descrizioneBetween?: components["schemas"]["CaratteristicaGruppoQuery"]["descrizioneBetween"];
                 /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                descrizioneIn?: components["schemas"]["CaratteristicaGruppoQueryExport"]["descrizioneIn"];
+                descrizioneIn?: components["schemas"]["CaratteristicaGruppoQuery"]["descrizioneIn"];
                 /** @description `TipoCaratteristicaSezioneId` equals the value. */
-                tipoCaratteristicaSezioneId?: components["schemas"]["CaratteristicaGruppoQueryExport"]["tipoCaratteristicaSezioneId"];
+                tipoCaratteristicaSezioneId?: components["schemas"]["CaratteristicaGruppoQuery"]["tipoCaratteristicaSezioneId"];
                 /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
-                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQueryExport"]["tipoCaratteristicaSezioneIdGreaterThanOrEqualTo"];
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQuery"]["tipoCaratteristicaSezioneIdGreaterThanOrEqualTo"];
                 /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
-                tipoCaratteristicaSezioneIdGreaterThan?: components["schemas"]["CaratteristicaGruppoQueryExport"]["tipoCaratteristicaSezioneIdGreaterThan"];
+                tipoCaratteristicaSezioneIdGreaterThan?: components["schemas"]["CaratteristicaGruppoQuery"]["tipoCaratteristicaSezioneIdGreaterThan"];
                 /** @description `TipoCaratteristicaSezioneId` is less than the value. */
-                tipoCaratteristicaSezioneIdLessThan?: components["schemas"]["CaratteristicaGruppoQueryExport"]["tipoCaratteristicaSezioneIdLessThan"];
+                tipoCaratteristicaSezioneIdLessThan?: components["schemas"]["CaratteristicaGruppoQuery"]["tipoCaratteristicaSezioneIdLessThan"];
                 /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
-                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQueryExport"]["tipoCaratteristicaSezioneIdLessThanOrEqualTo"];
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQuery"]["tipoCaratteristicaSezioneIdLessThanOrEqualTo"];
                 /** @description `TipoCaratteristicaSezioneId` differs from the value. */
-                tipoCaratteristicaSezioneIdNotEqualTo?: components["schemas"]["CaratteristicaGruppoQueryExport"]["tipoCaratteristicaSezioneIdNotEqualTo"];
+                tipoCaratteristicaSezioneIdNotEqualTo?: components["schemas"]["CaratteristicaGruppoQuery"]["tipoCaratteristicaSezioneIdNotEqualTo"];
                 /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                tipoCaratteristicaSezioneIdBetween?: components["schemas"]["CaratteristicaGruppoQueryExport"]["tipoCaratteristicaSezioneIdBetween"];
+                tipoCaratteristicaSezioneIdBetween?: components["schemas"]["CaratteristicaGruppoQuery"]["tipoCaratteristicaSezioneIdBetween"];
                 /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                tipoCaratteristicaSezioneIdIn?: components["schemas"]["CaratteristicaGruppoQueryExport"]["tipoCaratteristicaSezioneIdIn"];
+                tipoCaratteristicaSezioneIdIn?: components["schemas"]["CaratteristicaGruppoQuery"]["tipoCaratteristicaSezioneIdIn"];
                 /** @description `IsDisattiva` equals the value. */
-                isDisattiva?: components["schemas"]["CaratteristicaGruppoQueryExport"]["isDisattiva"];
+                isDisattiva?: components["schemas"]["CaratteristicaGruppoQuery"]["isDisattiva"];
                 /** @description `IconaImmagineId` equals the value. */
-                iconaImmagineId?: components["schemas"]["CaratteristicaGruppoQueryExport"]["iconaImmagineId"];
+                iconaImmagineId?: components["schemas"]["CaratteristicaGruppoQuery"]["iconaImmagineId"];
                 /** @description `IconaImmagineId` is greater than or equal to the value. */
-                iconaImmagineIdGreaterThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQueryExport"]["iconaImmagineIdGreaterThanOrEqualTo"];
+                iconaImmagineIdGreaterThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQuery"]["iconaImmagineIdGreaterThanOrEqualTo"];
                 /** @description `IconaImmagineId` is greater than the value. */
-                iconaImmagineIdGreaterThan?: components["schemas"]["CaratteristicaGruppoQueryExport"]["iconaImmagineIdGreaterThan"];
+                iconaImmagineIdGreaterThan?: components["schemas"]["CaratteristicaGruppoQuery"]["iconaImmagineIdGreaterThan"];
                 /** @description `IconaImmagineId` is less than the value. */
-                iconaImmagineIdLessThan?: components["schemas"]["CaratteristicaGruppoQueryExport"]["iconaImmagineIdLessThan"];
+                iconaImmagineIdLessThan?: components["schemas"]["CaratteristicaGruppoQuery"]["iconaImmagineIdLessThan"];
                 /** @description `IconaImmagineId` is less than or equal to the value. */
-                iconaImmagineIdLessThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQueryExport"]["iconaImmagineIdLessThanOrEqualTo"];
+                iconaImmagineIdLessThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQuery"]["iconaImmagineIdLessThanOrEqualTo"];
                 /** @description `IconaImmagineId` differs from the value. */
-                iconaImmagineIdNotEqualTo?: components["schemas"]["CaratteristicaGruppoQueryExport"]["iconaImmagineIdNotEqualTo"];
+                iconaImmagineIdNotEqualTo?: components["schemas"]["CaratteristicaGruppoQuery"]["iconaImmagineIdNotEqualTo"];
                 /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                iconaImmagineIdBetween?: components["schemas"]["CaratteristicaGruppoQueryExport"]["iconaImmagineIdBetween"];
+                iconaImmagineIdBetween?: components["schemas"]["CaratteristicaGruppoQuery"]["iconaImmagineIdBetween"];
                 /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                iconaImmagineIdIn?: components["schemas"]["CaratteristicaGruppoQueryExport"]["iconaImmagineIdIn"];
+                iconaImmagineIdIn?: components["schemas"]["CaratteristicaGruppoQuery"]["iconaImmagineIdIn"];
                 /** @description `OrdineVista` equals the value. */
-                ordineVista?: components["schemas"]["CaratteristicaGruppoQueryExport"]["ordineVista"];
+                ordineVista?: components["schemas"]["CaratteristicaGruppoQuery"]["ordineVista"];
                 /** @description `OrdineVista` is greater than or equal to the value. */
-                ordineVistaGreaterThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQueryExport"]["ordineVistaGreaterThanOrEqualTo"];
+                ordineVistaGreaterThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQuery"]["ordineVistaGreaterThanOrEqualTo"];
                 /** @description `OrdineVista` is greater than the value. */
-                ordineVistaGreaterThan?: components["schemas"]["CaratteristicaGruppoQueryExport"]["ordineVistaGreaterThan"];
+                ordineVistaGreaterThan?: components["schemas"]["CaratteristicaGruppoQuery"]["ordineVistaGreaterThan"];
                 /** @description `OrdineVista` is less than the value. */
-                ordineVistaLessThan?: components["schemas"]["CaratteristicaGruppoQueryExport"]["ordineVistaLessThan"];
+                ordineVistaLessThan?: components["schemas"]["CaratteristicaGruppoQuery"]["ordineVistaLessThan"];
                 /** @description `OrdineVista` is less than or equal to the value. */
-                ordineVistaLessThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQueryExport"]["ordineVistaLessThanOrEqualTo"];
+                ordineVistaLessThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQuery"]["ordineVistaLessThanOrEqualTo"];
                 /** @description `OrdineVista` differs from the value. */
-                ordineVistaNotEqualTo?: components["schemas"]["CaratteristicaGruppoQueryExport"]["ordineVistaNotEqualTo"];
+                ordineVistaNotEqualTo?: components["schemas"]["CaratteristicaGruppoQuery"]["ordineVistaNotEqualTo"];
                 /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                ordineVistaBetween?: components["schemas"]["CaratteristicaGruppoQueryExport"]["ordineVistaBetween"];
+                ordineVistaBetween?: components["schemas"]["CaratteristicaGruppoQuery"]["ordineVistaBetween"];
                 /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                ordineVistaIn?: components["schemas"]["CaratteristicaGruppoQueryExport"]["ordineVistaIn"];
+                ordineVistaIn?: components["schemas"]["CaratteristicaGruppoQuery"]["ordineVistaIn"];
                 /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
                 after?: components["schemas"]["CaratteristicaGruppoQueryExport"]["after"];
                 /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
-                orderBy?: components["schemas"]["CaratteristicaGruppoQueryExport"]["orderBy"];
+                orderBy?: components["schemas"]["CaratteristicaGruppoQuery"]["orderBy"];
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
-                orderByDesc?: components["schemas"]["CaratteristicaGruppoQueryExport"]["orderByDesc"];
+                orderByDesc?: components["schemas"]["CaratteristicaGruppoQuery"]["orderByDesc"];
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
-                fields?: components["schemas"]["CaratteristicaGruppoQueryExport"]["fields"];
+                fields?: components["schemas"]["CaratteristicaGruppoQuery"]["fields"];
                 /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
-                meta?: components["schemas"]["CaratteristicaGruppoQueryExport"]["meta"];
+                meta?: components["schemas"]["CaratteristicaGruppoQuery"]["meta"];
                 /** @description The answer's format: `jsonl` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
                 format?: components["parameters"]["FormatJsonlCsv"];
             };
@@ -3843,13 +4255,13 @@ export interface operations {
                 };
                 content: {
                     /**
-                     * @example {"id":1,"descrizione":"Esempio Descrizione","tipoCaratteristicaSezioneId":3,"isDisattiva":false,"iconaImmagineId":5,"ordineVista":6}
+                     * @example {"id":1,"descrizione":"Caratteristiche elettriche","tipoCaratteristicaSezioneId":1,"isDisattiva":false,"iconaImmagineId":100,"ordineVista":10}
                      *     {"complete":true,"rows":1}
                      */
                     "application/x-ndjson": string;
                     /**
                      * @example Id,Descrizione,TipoCaratteristicaSezioneId,IsDisattiva,IconaImmagineId,OrdineVista
-                     *     1,Esempio Descrizione,3,false,5,6
+                     *     1,Caratteristiche elettriche,1,false,100,10
                      */
                     "text/csv": string;
                 };
@@ -3867,95 +4279,95 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description `Id` equals the value. */
-                id?: components["schemas"]["CaratteristicaGruppoQueryExport"]["id"];
+                id?: components["schemas"]["CaratteristicaGruppoQuery"]["id"];
                 /** @description `Id` is greater than or equal to the value. */
-                idGreaterThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQueryExport"]["idGreaterThanOrEqualTo"];
+                idGreaterThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQuery"]["idGreaterThanOrEqualTo"];
                 /** @description `Id` is greater than the value. */
-                idGreaterThan?: components["schemas"]["CaratteristicaGruppoQueryExport"]["idGreaterThan"];
+                idGreaterThan?: components["schemas"]["CaratteristicaGruppoQuery"]["idGreaterThan"];
                 /** @description `Id` is less than the value. */
-                idLessThan?: components["schemas"]["CaratteristicaGruppoQueryExport"]["idLessThan"];
+                idLessThan?: components["schemas"]["CaratteristicaGruppoQuery"]["idLessThan"];
                 /** @description `Id` is less than or equal to the value. */
-                idLessThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQueryExport"]["idLessThanOrEqualTo"];
+                idLessThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQuery"]["idLessThanOrEqualTo"];
                 /** @description `Id` differs from the value. */
-                idNotEqualTo?: components["schemas"]["CaratteristicaGruppoQueryExport"]["idNotEqualTo"];
+                idNotEqualTo?: components["schemas"]["CaratteristicaGruppoQuery"]["idNotEqualTo"];
                 /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                idBetween?: components["schemas"]["CaratteristicaGruppoQueryExport"]["idBetween"];
+                idBetween?: components["schemas"]["CaratteristicaGruppoQuery"]["idBetween"];
                 /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                idIn?: components["schemas"]["CaratteristicaGruppoQueryExport"]["idIn"];
+                idIn?: components["schemas"]["CaratteristicaGruppoQuery"]["idIn"];
                 /** @description `Descrizione` equals the value. */
-                descrizione?: components["schemas"]["CaratteristicaGruppoQueryExport"]["descrizione"];
+                descrizione?: components["schemas"]["CaratteristicaGruppoQuery"]["descrizione"];
                 /** @description `Descrizione` starts with the value, matched literally (`%` and `_` match themselves). */
-                descrizioneStartsWith?: components["schemas"]["CaratteristicaGruppoQueryExport"]["descrizioneStartsWith"];
+                descrizioneStartsWith?: components["schemas"]["CaratteristicaGruppoQuery"]["descrizioneStartsWith"];
                 /** @description `Descrizione` ends with the value, matched literally. */
-                descrizioneEndsWith?: components["schemas"]["CaratteristicaGruppoQueryExport"]["descrizioneEndsWith"];
+                descrizioneEndsWith?: components["schemas"]["CaratteristicaGruppoQuery"]["descrizioneEndsWith"];
                 /** @description `Descrizione` contains the value, matched literally. */
-                descrizioneContains?: components["schemas"]["CaratteristicaGruppoQueryExport"]["descrizioneContains"];
+                descrizioneContains?: components["schemas"]["CaratteristicaGruppoQuery"]["descrizioneContains"];
                 /** @description `Descrizione` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
-                descrizioneLike?: components["schemas"]["CaratteristicaGruppoQueryExport"]["descrizioneLike"];
+                descrizioneLike?: components["schemas"]["CaratteristicaGruppoQuery"]["descrizioneLike"];
                 /** @description `Descrizione` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                descrizioneBetween?: components["schemas"]["CaratteristicaGruppoQueryExport"]["descrizioneBetween"];
+                descrizioneBetween?: components["schemas"]["CaratteristicaGruppoQuery"]["descrizioneBetween"];
                 /** @description `Descrizione` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                descrizioneIn?: components["schemas"]["CaratteristicaGruppoQueryExport"]["descrizioneIn"];
+                descrizioneIn?: components["schemas"]["CaratteristicaGruppoQuery"]["descrizioneIn"];
                 /** @description `TipoCaratteristicaSezioneId` equals the value. */
-                tipoCaratteristicaSezioneId?: components["schemas"]["CaratteristicaGruppoQueryExport"]["tipoCaratteristicaSezioneId"];
+                tipoCaratteristicaSezioneId?: components["schemas"]["CaratteristicaGruppoQuery"]["tipoCaratteristicaSezioneId"];
                 /** @description `TipoCaratteristicaSezioneId` is greater than or equal to the value. */
-                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQueryExport"]["tipoCaratteristicaSezioneIdGreaterThanOrEqualTo"];
+                tipoCaratteristicaSezioneIdGreaterThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQuery"]["tipoCaratteristicaSezioneIdGreaterThanOrEqualTo"];
                 /** @description `TipoCaratteristicaSezioneId` is greater than the value. */
-                tipoCaratteristicaSezioneIdGreaterThan?: components["schemas"]["CaratteristicaGruppoQueryExport"]["tipoCaratteristicaSezioneIdGreaterThan"];
+                tipoCaratteristicaSezioneIdGreaterThan?: components["schemas"]["CaratteristicaGruppoQuery"]["tipoCaratteristicaSezioneIdGreaterThan"];
                 /** @description `TipoCaratteristicaSezioneId` is less than the value. */
-                tipoCaratteristicaSezioneIdLessThan?: components["schemas"]["CaratteristicaGruppoQueryExport"]["tipoCaratteristicaSezioneIdLessThan"];
+                tipoCaratteristicaSezioneIdLessThan?: components["schemas"]["CaratteristicaGruppoQuery"]["tipoCaratteristicaSezioneIdLessThan"];
                 /** @description `TipoCaratteristicaSezioneId` is less than or equal to the value. */
-                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQueryExport"]["tipoCaratteristicaSezioneIdLessThanOrEqualTo"];
+                tipoCaratteristicaSezioneIdLessThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQuery"]["tipoCaratteristicaSezioneIdLessThanOrEqualTo"];
                 /** @description `TipoCaratteristicaSezioneId` differs from the value. */
-                tipoCaratteristicaSezioneIdNotEqualTo?: components["schemas"]["CaratteristicaGruppoQueryExport"]["tipoCaratteristicaSezioneIdNotEqualTo"];
+                tipoCaratteristicaSezioneIdNotEqualTo?: components["schemas"]["CaratteristicaGruppoQuery"]["tipoCaratteristicaSezioneIdNotEqualTo"];
                 /** @description `TipoCaratteristicaSezioneId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                tipoCaratteristicaSezioneIdBetween?: components["schemas"]["CaratteristicaGruppoQueryExport"]["tipoCaratteristicaSezioneIdBetween"];
+                tipoCaratteristicaSezioneIdBetween?: components["schemas"]["CaratteristicaGruppoQuery"]["tipoCaratteristicaSezioneIdBetween"];
                 /** @description `TipoCaratteristicaSezioneId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                tipoCaratteristicaSezioneIdIn?: components["schemas"]["CaratteristicaGruppoQueryExport"]["tipoCaratteristicaSezioneIdIn"];
+                tipoCaratteristicaSezioneIdIn?: components["schemas"]["CaratteristicaGruppoQuery"]["tipoCaratteristicaSezioneIdIn"];
                 /** @description `IsDisattiva` equals the value. */
-                isDisattiva?: components["schemas"]["CaratteristicaGruppoQueryExport"]["isDisattiva"];
+                isDisattiva?: components["schemas"]["CaratteristicaGruppoQuery"]["isDisattiva"];
                 /** @description `IconaImmagineId` equals the value. */
-                iconaImmagineId?: components["schemas"]["CaratteristicaGruppoQueryExport"]["iconaImmagineId"];
+                iconaImmagineId?: components["schemas"]["CaratteristicaGruppoQuery"]["iconaImmagineId"];
                 /** @description `IconaImmagineId` is greater than or equal to the value. */
-                iconaImmagineIdGreaterThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQueryExport"]["iconaImmagineIdGreaterThanOrEqualTo"];
+                iconaImmagineIdGreaterThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQuery"]["iconaImmagineIdGreaterThanOrEqualTo"];
                 /** @description `IconaImmagineId` is greater than the value. */
-                iconaImmagineIdGreaterThan?: components["schemas"]["CaratteristicaGruppoQueryExport"]["iconaImmagineIdGreaterThan"];
+                iconaImmagineIdGreaterThan?: components["schemas"]["CaratteristicaGruppoQuery"]["iconaImmagineIdGreaterThan"];
                 /** @description `IconaImmagineId` is less than the value. */
-                iconaImmagineIdLessThan?: components["schemas"]["CaratteristicaGruppoQueryExport"]["iconaImmagineIdLessThan"];
+                iconaImmagineIdLessThan?: components["schemas"]["CaratteristicaGruppoQuery"]["iconaImmagineIdLessThan"];
                 /** @description `IconaImmagineId` is less than or equal to the value. */
-                iconaImmagineIdLessThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQueryExport"]["iconaImmagineIdLessThanOrEqualTo"];
+                iconaImmagineIdLessThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQuery"]["iconaImmagineIdLessThanOrEqualTo"];
                 /** @description `IconaImmagineId` differs from the value. */
-                iconaImmagineIdNotEqualTo?: components["schemas"]["CaratteristicaGruppoQueryExport"]["iconaImmagineIdNotEqualTo"];
+                iconaImmagineIdNotEqualTo?: components["schemas"]["CaratteristicaGruppoQuery"]["iconaImmagineIdNotEqualTo"];
                 /** @description `IconaImmagineId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                iconaImmagineIdBetween?: components["schemas"]["CaratteristicaGruppoQueryExport"]["iconaImmagineIdBetween"];
+                iconaImmagineIdBetween?: components["schemas"]["CaratteristicaGruppoQuery"]["iconaImmagineIdBetween"];
                 /** @description `IconaImmagineId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                iconaImmagineIdIn?: components["schemas"]["CaratteristicaGruppoQueryExport"]["iconaImmagineIdIn"];
+                iconaImmagineIdIn?: components["schemas"]["CaratteristicaGruppoQuery"]["iconaImmagineIdIn"];
                 /** @description `OrdineVista` equals the value. */
-                ordineVista?: components["schemas"]["CaratteristicaGruppoQueryExport"]["ordineVista"];
+                ordineVista?: components["schemas"]["CaratteristicaGruppoQuery"]["ordineVista"];
                 /** @description `OrdineVista` is greater than or equal to the value. */
-                ordineVistaGreaterThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQueryExport"]["ordineVistaGreaterThanOrEqualTo"];
+                ordineVistaGreaterThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQuery"]["ordineVistaGreaterThanOrEqualTo"];
                 /** @description `OrdineVista` is greater than the value. */
-                ordineVistaGreaterThan?: components["schemas"]["CaratteristicaGruppoQueryExport"]["ordineVistaGreaterThan"];
+                ordineVistaGreaterThan?: components["schemas"]["CaratteristicaGruppoQuery"]["ordineVistaGreaterThan"];
                 /** @description `OrdineVista` is less than the value. */
-                ordineVistaLessThan?: components["schemas"]["CaratteristicaGruppoQueryExport"]["ordineVistaLessThan"];
+                ordineVistaLessThan?: components["schemas"]["CaratteristicaGruppoQuery"]["ordineVistaLessThan"];
                 /** @description `OrdineVista` is less than or equal to the value. */
-                ordineVistaLessThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQueryExport"]["ordineVistaLessThanOrEqualTo"];
+                ordineVistaLessThanOrEqualTo?: components["schemas"]["CaratteristicaGruppoQuery"]["ordineVistaLessThanOrEqualTo"];
                 /** @description `OrdineVista` differs from the value. */
-                ordineVistaNotEqualTo?: components["schemas"]["CaratteristicaGruppoQueryExport"]["ordineVistaNotEqualTo"];
+                ordineVistaNotEqualTo?: components["schemas"]["CaratteristicaGruppoQuery"]["ordineVistaNotEqualTo"];
                 /** @description `OrdineVista` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                ordineVistaBetween?: components["schemas"]["CaratteristicaGruppoQueryExport"]["ordineVistaBetween"];
+                ordineVistaBetween?: components["schemas"]["CaratteristicaGruppoQuery"]["ordineVistaBetween"];
                 /** @description `OrdineVista` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                ordineVistaIn?: components["schemas"]["CaratteristicaGruppoQueryExport"]["ordineVistaIn"];
+                ordineVistaIn?: components["schemas"]["CaratteristicaGruppoQuery"]["ordineVistaIn"];
                 /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
                 after?: components["schemas"]["CaratteristicaGruppoQueryExport"]["after"];
                 /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
-                orderBy?: components["schemas"]["CaratteristicaGruppoQueryExport"]["orderBy"];
+                orderBy?: components["schemas"]["CaratteristicaGruppoQuery"]["orderBy"];
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
-                orderByDesc?: components["schemas"]["CaratteristicaGruppoQueryExport"]["orderByDesc"];
+                orderByDesc?: components["schemas"]["CaratteristicaGruppoQuery"]["orderByDesc"];
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
-                fields?: components["schemas"]["CaratteristicaGruppoQueryExport"]["fields"];
+                fields?: components["schemas"]["CaratteristicaGruppoQuery"]["fields"];
                 /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
-                meta?: components["schemas"]["CaratteristicaGruppoQueryExport"]["meta"];
+                meta?: components["schemas"]["CaratteristicaGruppoQuery"]["meta"];
                 /** @description The answer's format: `jsonl` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
                 format?: components["parameters"]["FormatJsonlCsv"];
             };
@@ -3976,6 +4388,16 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["CaratteristicaGruppoQueryExport"];
+                /**
+                 * @example {
+                 *       "idIn": [
+                 *         1,
+                 *         2,
+                 *         3
+                 *       ],
+                 *       "orderByDesc": "Id"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["CaratteristicaGruppoQueryExport"];
             };
         };
@@ -4000,13 +4422,13 @@ export interface operations {
                 };
                 content: {
                     /**
-                     * @example {"id":1,"descrizione":"Esempio Descrizione","tipoCaratteristicaSezioneId":3,"isDisattiva":false,"iconaImmagineId":5,"ordineVista":6}
+                     * @example {"id":1,"descrizione":"Caratteristiche elettriche","tipoCaratteristicaSezioneId":1,"isDisattiva":false,"iconaImmagineId":100,"ordineVista":10}
                      *     {"complete":true,"rows":1}
                      */
                     "application/x-ndjson": string;
                     /**
                      * @example Id,Descrizione,TipoCaratteristicaSezioneId,IsDisattiva,IconaImmagineId,OrdineVista
-                     *     1,Esempio Descrizione,3,false,5,6
+                     *     1,Caratteristiche elettriche,1,false,100,10
                      */
                     "text/csv": string;
                 };
@@ -4026,91 +4448,91 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description `Id` equals the value. */
-                id?: components["schemas"]["SoggettoRecapitoQueryExport"]["id"];
+                id?: components["schemas"]["SoggettoRecapitoQuery"]["id"];
                 /** @description `Id` is greater than or equal to the value. */
-                idGreaterThanOrEqualTo?: components["schemas"]["SoggettoRecapitoQueryExport"]["idGreaterThanOrEqualTo"];
+                idGreaterThanOrEqualTo?: components["schemas"]["SoggettoRecapitoQuery"]["idGreaterThanOrEqualTo"];
                 /** @description `Id` is greater than the value. */
-                idGreaterThan?: components["schemas"]["SoggettoRecapitoQueryExport"]["idGreaterThan"];
+                idGreaterThan?: components["schemas"]["SoggettoRecapitoQuery"]["idGreaterThan"];
                 /** @description `Id` is less than the value. */
-                idLessThan?: components["schemas"]["SoggettoRecapitoQueryExport"]["idLessThan"];
+                idLessThan?: components["schemas"]["SoggettoRecapitoQuery"]["idLessThan"];
                 /** @description `Id` is less than or equal to the value. */
-                idLessThanOrEqualTo?: components["schemas"]["SoggettoRecapitoQueryExport"]["idLessThanOrEqualTo"];
+                idLessThanOrEqualTo?: components["schemas"]["SoggettoRecapitoQuery"]["idLessThanOrEqualTo"];
                 /** @description `Id` differs from the value. */
-                idNotEqualTo?: components["schemas"]["SoggettoRecapitoQueryExport"]["idNotEqualTo"];
+                idNotEqualTo?: components["schemas"]["SoggettoRecapitoQuery"]["idNotEqualTo"];
                 /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                idBetween?: components["schemas"]["SoggettoRecapitoQueryExport"]["idBetween"];
+                idBetween?: components["schemas"]["SoggettoRecapitoQuery"]["idBetween"];
                 /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                idIn?: components["schemas"]["SoggettoRecapitoQueryExport"]["idIn"];
+                idIn?: components["schemas"]["SoggettoRecapitoQuery"]["idIn"];
                 /** @description `SoggettoId` equals the value. */
-                soggettoId?: components["schemas"]["SoggettoRecapitoQueryExport"]["soggettoId"];
+                soggettoId?: components["schemas"]["SoggettoRecapitoQuery"]["soggettoId"];
                 /** @description `SoggettoId` is greater than or equal to the value. */
-                soggettoIdGreaterThanOrEqualTo?: components["schemas"]["SoggettoRecapitoQueryExport"]["soggettoIdGreaterThanOrEqualTo"];
+                soggettoIdGreaterThanOrEqualTo?: components["schemas"]["SoggettoRecapitoQuery"]["soggettoIdGreaterThanOrEqualTo"];
                 /** @description `SoggettoId` is greater than the value. */
-                soggettoIdGreaterThan?: components["schemas"]["SoggettoRecapitoQueryExport"]["soggettoIdGreaterThan"];
+                soggettoIdGreaterThan?: components["schemas"]["SoggettoRecapitoQuery"]["soggettoIdGreaterThan"];
                 /** @description `SoggettoId` is less than the value. */
-                soggettoIdLessThan?: components["schemas"]["SoggettoRecapitoQueryExport"]["soggettoIdLessThan"];
+                soggettoIdLessThan?: components["schemas"]["SoggettoRecapitoQuery"]["soggettoIdLessThan"];
                 /** @description `SoggettoId` is less than or equal to the value. */
-                soggettoIdLessThanOrEqualTo?: components["schemas"]["SoggettoRecapitoQueryExport"]["soggettoIdLessThanOrEqualTo"];
+                soggettoIdLessThanOrEqualTo?: components["schemas"]["SoggettoRecapitoQuery"]["soggettoIdLessThanOrEqualTo"];
                 /** @description `SoggettoId` differs from the value. */
-                soggettoIdNotEqualTo?: components["schemas"]["SoggettoRecapitoQueryExport"]["soggettoIdNotEqualTo"];
+                soggettoIdNotEqualTo?: components["schemas"]["SoggettoRecapitoQuery"]["soggettoIdNotEqualTo"];
                 /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                soggettoIdBetween?: components["schemas"]["SoggettoRecapitoQueryExport"]["soggettoIdBetween"];
+                soggettoIdBetween?: components["schemas"]["SoggettoRecapitoQuery"]["soggettoIdBetween"];
                 /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                soggettoIdIn?: components["schemas"]["SoggettoRecapitoQueryExport"]["soggettoIdIn"];
+                soggettoIdIn?: components["schemas"]["SoggettoRecapitoQuery"]["soggettoIdIn"];
                 /** @description `TipoRecapitoId` equals the value. */
-                tipoRecapitoId?: components["schemas"]["SoggettoRecapitoQueryExport"]["tipoRecapitoId"];
+                tipoRecapitoId?: components["schemas"]["SoggettoRecapitoQuery"]["tipoRecapitoId"];
                 /** @description `TipoRecapitoId` is greater than or equal to the value. */
-                tipoRecapitoIdGreaterThanOrEqualTo?: components["schemas"]["SoggettoRecapitoQueryExport"]["tipoRecapitoIdGreaterThanOrEqualTo"];
+                tipoRecapitoIdGreaterThanOrEqualTo?: components["schemas"]["SoggettoRecapitoQuery"]["tipoRecapitoIdGreaterThanOrEqualTo"];
                 /** @description `TipoRecapitoId` is greater than the value. */
-                tipoRecapitoIdGreaterThan?: components["schemas"]["SoggettoRecapitoQueryExport"]["tipoRecapitoIdGreaterThan"];
+                tipoRecapitoIdGreaterThan?: components["schemas"]["SoggettoRecapitoQuery"]["tipoRecapitoIdGreaterThan"];
                 /** @description `TipoRecapitoId` is less than the value. */
-                tipoRecapitoIdLessThan?: components["schemas"]["SoggettoRecapitoQueryExport"]["tipoRecapitoIdLessThan"];
+                tipoRecapitoIdLessThan?: components["schemas"]["SoggettoRecapitoQuery"]["tipoRecapitoIdLessThan"];
                 /** @description `TipoRecapitoId` is less than or equal to the value. */
-                tipoRecapitoIdLessThanOrEqualTo?: components["schemas"]["SoggettoRecapitoQueryExport"]["tipoRecapitoIdLessThanOrEqualTo"];
+                tipoRecapitoIdLessThanOrEqualTo?: components["schemas"]["SoggettoRecapitoQuery"]["tipoRecapitoIdLessThanOrEqualTo"];
                 /** @description `TipoRecapitoId` differs from the value. */
-                tipoRecapitoIdNotEqualTo?: components["schemas"]["SoggettoRecapitoQueryExport"]["tipoRecapitoIdNotEqualTo"];
+                tipoRecapitoIdNotEqualTo?: components["schemas"]["SoggettoRecapitoQuery"]["tipoRecapitoIdNotEqualTo"];
                 /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                tipoRecapitoIdBetween?: components["schemas"]["SoggettoRecapitoQueryExport"]["tipoRecapitoIdBetween"];
+                tipoRecapitoIdBetween?: components["schemas"]["SoggettoRecapitoQuery"]["tipoRecapitoIdBetween"];
                 /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                tipoRecapitoIdIn?: components["schemas"]["SoggettoRecapitoQueryExport"]["tipoRecapitoIdIn"];
+                tipoRecapitoIdIn?: components["schemas"]["SoggettoRecapitoQuery"]["tipoRecapitoIdIn"];
                 /** @description `Recapito` equals the value. */
-                recapito?: components["schemas"]["SoggettoRecapitoQueryExport"]["recapito"];
+                recapito?: components["schemas"]["SoggettoRecapitoQuery"]["recapito"];
                 /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
-                recapitoStartsWith?: components["schemas"]["SoggettoRecapitoQueryExport"]["recapitoStartsWith"];
+                recapitoStartsWith?: components["schemas"]["SoggettoRecapitoQuery"]["recapitoStartsWith"];
                 /** @description `Recapito` ends with the value, matched literally. */
-                recapitoEndsWith?: components["schemas"]["SoggettoRecapitoQueryExport"]["recapitoEndsWith"];
+                recapitoEndsWith?: components["schemas"]["SoggettoRecapitoQuery"]["recapitoEndsWith"];
                 /** @description `Recapito` contains the value, matched literally. */
-                recapitoContains?: components["schemas"]["SoggettoRecapitoQueryExport"]["recapitoContains"];
+                recapitoContains?: components["schemas"]["SoggettoRecapitoQuery"]["recapitoContains"];
                 /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
-                recapitoLike?: components["schemas"]["SoggettoRecapitoQueryExport"]["recapitoLike"];
+                recapitoLike?: components["schemas"]["SoggettoRecapitoQuery"]["recapitoLike"];
                 /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                recapitoBetween?: components["schemas"]["SoggettoRecapitoQueryExport"]["recapitoBetween"];
+                recapitoBetween?: components["schemas"]["SoggettoRecapitoQuery"]["recapitoBetween"];
                 /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                recapitoIn?: components["schemas"]["SoggettoRecapitoQueryExport"]["recapitoIn"];
+                recapitoIn?: components["schemas"]["SoggettoRecapitoQuery"]["recapitoIn"];
                 /** @description `CodiceEsterno` equals the value. */
-                codiceEsterno?: components["schemas"]["SoggettoRecapitoQueryExport"]["codiceEsterno"];
+                codiceEsterno?: components["schemas"]["SoggettoRecapitoQuery"]["codiceEsterno"];
                 /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
-                codiceEsternoStartsWith?: components["schemas"]["SoggettoRecapitoQueryExport"]["codiceEsternoStartsWith"];
+                codiceEsternoStartsWith?: components["schemas"]["SoggettoRecapitoQuery"]["codiceEsternoStartsWith"];
                 /** @description `CodiceEsterno` ends with the value, matched literally. */
-                codiceEsternoEndsWith?: components["schemas"]["SoggettoRecapitoQueryExport"]["codiceEsternoEndsWith"];
+                codiceEsternoEndsWith?: components["schemas"]["SoggettoRecapitoQuery"]["codiceEsternoEndsWith"];
                 /** @description `CodiceEsterno` contains the value, matched literally. */
-                codiceEsternoContains?: components["schemas"]["SoggettoRecapitoQueryExport"]["codiceEsternoContains"];
+                codiceEsternoContains?: components["schemas"]["SoggettoRecapitoQuery"]["codiceEsternoContains"];
                 /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
-                codiceEsternoLike?: components["schemas"]["SoggettoRecapitoQueryExport"]["codiceEsternoLike"];
+                codiceEsternoLike?: components["schemas"]["SoggettoRecapitoQuery"]["codiceEsternoLike"];
                 /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                codiceEsternoBetween?: components["schemas"]["SoggettoRecapitoQueryExport"]["codiceEsternoBetween"];
+                codiceEsternoBetween?: components["schemas"]["SoggettoRecapitoQuery"]["codiceEsternoBetween"];
                 /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                codiceEsternoIn?: components["schemas"]["SoggettoRecapitoQueryExport"]["codiceEsternoIn"];
+                codiceEsternoIn?: components["schemas"]["SoggettoRecapitoQuery"]["codiceEsternoIn"];
                 /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
                 after?: components["schemas"]["SoggettoRecapitoQueryExport"]["after"];
                 /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
-                orderBy?: components["schemas"]["SoggettoRecapitoQueryExport"]["orderBy"];
+                orderBy?: components["schemas"]["SoggettoRecapitoQuery"]["orderBy"];
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
-                orderByDesc?: components["schemas"]["SoggettoRecapitoQueryExport"]["orderByDesc"];
+                orderByDesc?: components["schemas"]["SoggettoRecapitoQuery"]["orderByDesc"];
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
-                fields?: components["schemas"]["SoggettoRecapitoQueryExport"]["fields"];
+                fields?: components["schemas"]["SoggettoRecapitoQuery"]["fields"];
                 /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
-                meta?: components["schemas"]["SoggettoRecapitoQueryExport"]["meta"];
+                meta?: components["schemas"]["SoggettoRecapitoQuery"]["meta"];
                 /** @description The answer's format: `jsonl` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
                 format?: components["parameters"]["FormatJsonlCsv"];
             };
@@ -4140,13 +4562,13 @@ export interface operations {
                 };
                 content: {
                     /**
-                     * @example {"id":1,"soggettoId":2,"tipoRecapitoId":3,"recapito":"Esempio Recapito","codiceEsterno":"Esempio CodiceEsterno"}
+                     * @example {"id":1,"soggettoId":1001,"tipoRecapitoId":1,"recapito":"info@brambilla.it","codiceEsterno":"CRM-10010"}
                      *     {"complete":true,"rows":1}
                      */
                     "application/x-ndjson": string;
                     /**
                      * @example Id,SoggettoId,TipoRecapitoId,Recapito,CodiceEsterno
-                     *     1,2,3,Esempio Recapito,Esempio CodiceEsterno
+                     *     1,1001,1,info@brambilla.it,CRM-10010
                      */
                     "text/csv": string;
                 };
@@ -4164,91 +4586,91 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description `Id` equals the value. */
-                id?: components["schemas"]["SoggettoRecapitoQueryExport"]["id"];
+                id?: components["schemas"]["SoggettoRecapitoQuery"]["id"];
                 /** @description `Id` is greater than or equal to the value. */
-                idGreaterThanOrEqualTo?: components["schemas"]["SoggettoRecapitoQueryExport"]["idGreaterThanOrEqualTo"];
+                idGreaterThanOrEqualTo?: components["schemas"]["SoggettoRecapitoQuery"]["idGreaterThanOrEqualTo"];
                 /** @description `Id` is greater than the value. */
-                idGreaterThan?: components["schemas"]["SoggettoRecapitoQueryExport"]["idGreaterThan"];
+                idGreaterThan?: components["schemas"]["SoggettoRecapitoQuery"]["idGreaterThan"];
                 /** @description `Id` is less than the value. */
-                idLessThan?: components["schemas"]["SoggettoRecapitoQueryExport"]["idLessThan"];
+                idLessThan?: components["schemas"]["SoggettoRecapitoQuery"]["idLessThan"];
                 /** @description `Id` is less than or equal to the value. */
-                idLessThanOrEqualTo?: components["schemas"]["SoggettoRecapitoQueryExport"]["idLessThanOrEqualTo"];
+                idLessThanOrEqualTo?: components["schemas"]["SoggettoRecapitoQuery"]["idLessThanOrEqualTo"];
                 /** @description `Id` differs from the value. */
-                idNotEqualTo?: components["schemas"]["SoggettoRecapitoQueryExport"]["idNotEqualTo"];
+                idNotEqualTo?: components["schemas"]["SoggettoRecapitoQuery"]["idNotEqualTo"];
                 /** @description `Id` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                idBetween?: components["schemas"]["SoggettoRecapitoQueryExport"]["idBetween"];
+                idBetween?: components["schemas"]["SoggettoRecapitoQuery"]["idBetween"];
                 /** @description `Id` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                idIn?: components["schemas"]["SoggettoRecapitoQueryExport"]["idIn"];
+                idIn?: components["schemas"]["SoggettoRecapitoQuery"]["idIn"];
                 /** @description `SoggettoId` equals the value. */
-                soggettoId?: components["schemas"]["SoggettoRecapitoQueryExport"]["soggettoId"];
+                soggettoId?: components["schemas"]["SoggettoRecapitoQuery"]["soggettoId"];
                 /** @description `SoggettoId` is greater than or equal to the value. */
-                soggettoIdGreaterThanOrEqualTo?: components["schemas"]["SoggettoRecapitoQueryExport"]["soggettoIdGreaterThanOrEqualTo"];
+                soggettoIdGreaterThanOrEqualTo?: components["schemas"]["SoggettoRecapitoQuery"]["soggettoIdGreaterThanOrEqualTo"];
                 /** @description `SoggettoId` is greater than the value. */
-                soggettoIdGreaterThan?: components["schemas"]["SoggettoRecapitoQueryExport"]["soggettoIdGreaterThan"];
+                soggettoIdGreaterThan?: components["schemas"]["SoggettoRecapitoQuery"]["soggettoIdGreaterThan"];
                 /** @description `SoggettoId` is less than the value. */
-                soggettoIdLessThan?: components["schemas"]["SoggettoRecapitoQueryExport"]["soggettoIdLessThan"];
+                soggettoIdLessThan?: components["schemas"]["SoggettoRecapitoQuery"]["soggettoIdLessThan"];
                 /** @description `SoggettoId` is less than or equal to the value. */
-                soggettoIdLessThanOrEqualTo?: components["schemas"]["SoggettoRecapitoQueryExport"]["soggettoIdLessThanOrEqualTo"];
+                soggettoIdLessThanOrEqualTo?: components["schemas"]["SoggettoRecapitoQuery"]["soggettoIdLessThanOrEqualTo"];
                 /** @description `SoggettoId` differs from the value. */
-                soggettoIdNotEqualTo?: components["schemas"]["SoggettoRecapitoQueryExport"]["soggettoIdNotEqualTo"];
+                soggettoIdNotEqualTo?: components["schemas"]["SoggettoRecapitoQuery"]["soggettoIdNotEqualTo"];
                 /** @description `SoggettoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                soggettoIdBetween?: components["schemas"]["SoggettoRecapitoQueryExport"]["soggettoIdBetween"];
+                soggettoIdBetween?: components["schemas"]["SoggettoRecapitoQuery"]["soggettoIdBetween"];
                 /** @description `SoggettoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                soggettoIdIn?: components["schemas"]["SoggettoRecapitoQueryExport"]["soggettoIdIn"];
+                soggettoIdIn?: components["schemas"]["SoggettoRecapitoQuery"]["soggettoIdIn"];
                 /** @description `TipoRecapitoId` equals the value. */
-                tipoRecapitoId?: components["schemas"]["SoggettoRecapitoQueryExport"]["tipoRecapitoId"];
+                tipoRecapitoId?: components["schemas"]["SoggettoRecapitoQuery"]["tipoRecapitoId"];
                 /** @description `TipoRecapitoId` is greater than or equal to the value. */
-                tipoRecapitoIdGreaterThanOrEqualTo?: components["schemas"]["SoggettoRecapitoQueryExport"]["tipoRecapitoIdGreaterThanOrEqualTo"];
+                tipoRecapitoIdGreaterThanOrEqualTo?: components["schemas"]["SoggettoRecapitoQuery"]["tipoRecapitoIdGreaterThanOrEqualTo"];
                 /** @description `TipoRecapitoId` is greater than the value. */
-                tipoRecapitoIdGreaterThan?: components["schemas"]["SoggettoRecapitoQueryExport"]["tipoRecapitoIdGreaterThan"];
+                tipoRecapitoIdGreaterThan?: components["schemas"]["SoggettoRecapitoQuery"]["tipoRecapitoIdGreaterThan"];
                 /** @description `TipoRecapitoId` is less than the value. */
-                tipoRecapitoIdLessThan?: components["schemas"]["SoggettoRecapitoQueryExport"]["tipoRecapitoIdLessThan"];
+                tipoRecapitoIdLessThan?: components["schemas"]["SoggettoRecapitoQuery"]["tipoRecapitoIdLessThan"];
                 /** @description `TipoRecapitoId` is less than or equal to the value. */
-                tipoRecapitoIdLessThanOrEqualTo?: components["schemas"]["SoggettoRecapitoQueryExport"]["tipoRecapitoIdLessThanOrEqualTo"];
+                tipoRecapitoIdLessThanOrEqualTo?: components["schemas"]["SoggettoRecapitoQuery"]["tipoRecapitoIdLessThanOrEqualTo"];
                 /** @description `TipoRecapitoId` differs from the value. */
-                tipoRecapitoIdNotEqualTo?: components["schemas"]["SoggettoRecapitoQueryExport"]["tipoRecapitoIdNotEqualTo"];
+                tipoRecapitoIdNotEqualTo?: components["schemas"]["SoggettoRecapitoQuery"]["tipoRecapitoIdNotEqualTo"];
                 /** @description `TipoRecapitoId` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                tipoRecapitoIdBetween?: components["schemas"]["SoggettoRecapitoQueryExport"]["tipoRecapitoIdBetween"];
+                tipoRecapitoIdBetween?: components["schemas"]["SoggettoRecapitoQuery"]["tipoRecapitoIdBetween"];
                 /** @description `TipoRecapitoId` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                tipoRecapitoIdIn?: components["schemas"]["SoggettoRecapitoQueryExport"]["tipoRecapitoIdIn"];
+                tipoRecapitoIdIn?: components["schemas"]["SoggettoRecapitoQuery"]["tipoRecapitoIdIn"];
                 /** @description `Recapito` equals the value. */
-                recapito?: components["schemas"]["SoggettoRecapitoQueryExport"]["recapito"];
+                recapito?: components["schemas"]["SoggettoRecapitoQuery"]["recapito"];
                 /** @description `Recapito` starts with the value, matched literally (`%` and `_` match themselves). */
-                recapitoStartsWith?: components["schemas"]["SoggettoRecapitoQueryExport"]["recapitoStartsWith"];
+                recapitoStartsWith?: components["schemas"]["SoggettoRecapitoQuery"]["recapitoStartsWith"];
                 /** @description `Recapito` ends with the value, matched literally. */
-                recapitoEndsWith?: components["schemas"]["SoggettoRecapitoQueryExport"]["recapitoEndsWith"];
+                recapitoEndsWith?: components["schemas"]["SoggettoRecapitoQuery"]["recapitoEndsWith"];
                 /** @description `Recapito` contains the value, matched literally. */
-                recapitoContains?: components["schemas"]["SoggettoRecapitoQueryExport"]["recapitoContains"];
+                recapitoContains?: components["schemas"]["SoggettoRecapitoQuery"]["recapitoContains"];
                 /** @description `Recapito` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
-                recapitoLike?: components["schemas"]["SoggettoRecapitoQueryExport"]["recapitoLike"];
+                recapitoLike?: components["schemas"]["SoggettoRecapitoQuery"]["recapitoLike"];
                 /** @description `Recapito` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                recapitoBetween?: components["schemas"]["SoggettoRecapitoQueryExport"]["recapitoBetween"];
+                recapitoBetween?: components["schemas"]["SoggettoRecapitoQuery"]["recapitoBetween"];
                 /** @description `Recapito` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                recapitoIn?: components["schemas"]["SoggettoRecapitoQueryExport"]["recapitoIn"];
+                recapitoIn?: components["schemas"]["SoggettoRecapitoQuery"]["recapitoIn"];
                 /** @description `CodiceEsterno` equals the value. */
-                codiceEsterno?: components["schemas"]["SoggettoRecapitoQueryExport"]["codiceEsterno"];
+                codiceEsterno?: components["schemas"]["SoggettoRecapitoQuery"]["codiceEsterno"];
                 /** @description `CodiceEsterno` starts with the value, matched literally (`%` and `_` match themselves). */
-                codiceEsternoStartsWith?: components["schemas"]["SoggettoRecapitoQueryExport"]["codiceEsternoStartsWith"];
+                codiceEsternoStartsWith?: components["schemas"]["SoggettoRecapitoQuery"]["codiceEsternoStartsWith"];
                 /** @description `CodiceEsterno` ends with the value, matched literally. */
-                codiceEsternoEndsWith?: components["schemas"]["SoggettoRecapitoQueryExport"]["codiceEsternoEndsWith"];
+                codiceEsternoEndsWith?: components["schemas"]["SoggettoRecapitoQuery"]["codiceEsternoEndsWith"];
                 /** @description `CodiceEsterno` contains the value, matched literally. */
-                codiceEsternoContains?: components["schemas"]["SoggettoRecapitoQueryExport"]["codiceEsternoContains"];
+                codiceEsternoContains?: components["schemas"]["SoggettoRecapitoQuery"]["codiceEsternoContains"];
                 /** @description `CodiceEsterno` matches the pattern: `%` any run, `_` one character, `\` escapes the next character. */
-                codiceEsternoLike?: components["schemas"]["SoggettoRecapitoQueryExport"]["codiceEsternoLike"];
+                codiceEsternoLike?: components["schemas"]["SoggettoRecapitoQuery"]["codiceEsternoLike"];
                 /** @description `CodiceEsterno` lies between the two values, inclusive at both ends (low above high matches nothing). Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                codiceEsternoBetween?: components["schemas"]["SoggettoRecapitoQueryExport"]["codiceEsternoBetween"];
+                codiceEsternoBetween?: components["schemas"]["SoggettoRecapitoQuery"]["codiceEsternoBetween"];
                 /** @description `CodiceEsterno` equals one of the values; an empty list matches no rows. At most 1000 values. Three forms: comma-separated (`a=1,2`), repeated keys (`a=1&a=2`), or a JSON array (`a=["x,y","z"]`, for items holding commas). */
-                codiceEsternoIn?: components["schemas"]["SoggettoRecapitoQueryExport"]["codiceEsternoIn"];
+                codiceEsternoIn?: components["schemas"]["SoggettoRecapitoQuery"]["codiceEsternoIn"];
                 /** @description Where the export begins: after the row of a cursor (a query's `next`, or the `after` of an export's last line), or after the row whose sort values this JSON array holds (the order's fields in order, `Id` last, as the records hold them), which resumes an export cut short from the last row received. Values of another length or type are a 400 naming `After`. */
                 after?: components["schemas"]["SoggettoRecapitoQueryExport"]["after"];
                 /** @description Comma list of fields to sort by, a `-` prefix sorts descending; names are case-insensitive. `Id` always closes the order, in the direction of its last term, so paging is stable. */
-                orderBy?: components["schemas"]["SoggettoRecapitoQueryExport"]["orderBy"];
+                orderBy?: components["schemas"]["SoggettoRecapitoQuery"]["orderBy"];
                 /** @description Comma list of fields to sort descending (a `-` prefix makes one ascending); applied after `orderBy`. */
-                orderByDesc?: components["schemas"]["SoggettoRecapitoQueryExport"]["orderByDesc"];
+                orderByDesc?: components["schemas"]["SoggettoRecapitoQuery"]["orderByDesc"];
                 /** @description Comma list of the fields the results hold, case-insensitive; default all. */
-                fields?: components["schemas"]["SoggettoRecapitoQueryExport"]["fields"];
+                fields?: components["schemas"]["SoggettoRecapitoQuery"]["fields"];
                 /** @description Accepted and ignored. At most 20 entries, values at most 1024 characters. In a query string: `meta[key]=value` pairs or JSON object text. */
-                meta?: components["schemas"]["SoggettoRecapitoQueryExport"]["meta"];
+                meta?: components["schemas"]["SoggettoRecapitoQuery"]["meta"];
                 /** @description The answer's format: `jsonl` or `csv` (a path suffix wins over it; it wins over `Accept`). Any other value is 406. */
                 format?: components["parameters"]["FormatJsonlCsv"];
             };
@@ -4269,6 +4691,16 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["SoggettoRecapitoQueryExport"];
+                /**
+                 * @example {
+                 *       "idIn": [
+                 *         1,
+                 *         2,
+                 *         3
+                 *       ],
+                 *       "orderByDesc": "Id"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["SoggettoRecapitoQueryExport"];
             };
         };
@@ -4293,13 +4725,13 @@ export interface operations {
                 };
                 content: {
                     /**
-                     * @example {"id":1,"soggettoId":2,"tipoRecapitoId":3,"recapito":"Esempio Recapito","codiceEsterno":"Esempio CodiceEsterno"}
+                     * @example {"id":1,"soggettoId":1001,"tipoRecapitoId":1,"recapito":"info@brambilla.it","codiceEsterno":"CRM-10010"}
                      *     {"complete":true,"rows":1}
                      */
                     "application/x-ndjson": string;
                     /**
                      * @example Id,SoggettoId,TipoRecapitoId,Recapito,CodiceEsterno
-                     *     1,2,3,Esempio Recapito,Esempio CodiceEsterno
+                     *     1,1001,1,info@brambilla.it,CRM-10010
                      */
                     "text/csv": string;
                 };
@@ -4338,6 +4770,12 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["Authenticate"];
+                /**
+                 * @example {
+                 *       "userName": "admin",
+                 *       "password": "Cambiami-subito-42"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["Authenticate"];
             };
         };
@@ -4400,6 +4838,11 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["GetAccessToken"];
+                /**
+                 * @example {
+                 *       "refreshToken": "3q2-7wAAAAA"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["GetAccessToken"];
             };
         };

@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import proxyAddr from 'proxy-addr';
 import { INT32_MAX } from './int32.js';
+import { parseMysqlUrl } from './database-url.js';
 
 // Resolves the environment once into a frozen Config (design.md §10). A bad value
 // stops start-up with a message naming the variable; nothing else reads process.env.
@@ -217,8 +218,12 @@ function secrets(env: Env, production: boolean): Pick<Config, 'jwt' | 'cursorSec
 /** The primary, its replicas, the embedded file and its backups. */
 function databaseSettings(env: Env): Pick<Config, 'databaseUrl' | 'databaseReplicaUrls' | 'replicaMaxLagMs' | 'sqliteFile' | 'backup'> {
   const databaseUrl = present(env, 'DATABASE_URL');
-  if (databaseUrl !== undefined && !/^mysql2?:\/\//.test(databaseUrl)) {
-    throw new ConfigError('DATABASE_URL', 'must be a mysql://user:pass@host:port/db URL');
+  if (databaseUrl !== undefined) {
+    try {
+      parseMysqlUrl(databaseUrl);
+    } catch (err) {
+      throw new ConfigError('DATABASE_URL', (err as Error).message);
+    }
   }
   const databaseReplicaUrls = list(env, 'DATABASE_REPLICA_URLS');
   for (const url of databaseReplicaUrls) {

@@ -4,14 +4,16 @@
 // no room for counts), as path-level query parameters and a JSON and form body for POST;
 // its 200 answers JSON Lines or CSV. The hand-written part keeps summary, access and
 // extensions, as for the queries (autoquery.mjs).
-import { queryErrorResponses } from './autoquery.mjs';
-import { exportRequestExample, recordExample } from './query-examples.mjs';
+import { bodyOf, exampleRecordOf, queryErrorResponses } from './autoquery.mjs';
+import { csvCell, exportRequestExample, propertyExamples, recordExample, withPropertyExamples } from './query-examples.mjs';
 import { parametersOf, requestSchema } from './query-schemas.mjs';
 import { SpecError } from './spec-error.mjs';
 
 const methods = ['get', 'put', 'post', 'delete', 'patch'];
 const bodyMethods = new Set(['post', 'put', 'patch']);
 const notExported = new Set(['skip', 'take', 'include']);
+/** The properties of an export's request that differ from its query's. */
+const exportOwn = new Set(['after']);
 
 /** The request DTO `<Operation>Export`. */
 export function exportRequestSchema(dto, catalog) {
@@ -38,8 +40,8 @@ export const exportEndSchema = {
   },
 };
 
-function responses(dto, readsBody) {
-  const record = recordExample(dto);
+function responses(dto, readsBody, example) {
+  const record = recordExample(dto, example);
   const ok = {
     description: `Every matching \`${dto.record}\` record, streamed (chunked).`,
     headers: {
@@ -56,7 +58,7 @@ function responses(dto, readsBody) {
       },
       'text/csv': {
         schema: { type: 'string', description: "The query's CSV of every row: header row of the selected fields (PascalCase), then one row per record; RFC 4180, CRLF." },
-        example: `${dto.fields.map((f) => f.name).join(',')}\r\n${dto.fields.map((f) => String(record[f.property])).join(',')}\r\n`,
+        example: `${dto.fields.map((f) => f.name).join(',')}\r\n${dto.fields.map((f) => csvCell(record[f.property])).join(',')}\r\n`,
       },
     },
   };
@@ -66,18 +68,19 @@ function responses(dto, readsBody) {
   return { 200: ok, ...Object.fromEntries(errors) };
 }
 
-function fillPathItem(path, item, dto, catalog, problems) {
+function fillPathItem(path, item, dto, catalog, problems, record) {
   if (item.parameters) problems.push(`spec/openapi.yaml: ${path}: parameters of an x-autoquery-export path are generated; remove them`);
-  const schema = { $ref: `#/components/schemas/${dto.operation}Export` };
-  const filled = { ...item, parameters: parametersOf(exportRequestSchema(dto, catalog), `${dto.operation}Export`) };
+  // A parameter the export shares with its query refers to the query's property, examples and all.
+  const own = `${dto.operation}Export`;
+  const filled = { ...item, parameters: parametersOf(exportRequestSchema(dto, catalog), own, (name) => (exportOwn.has(name) ? own : dto.operation)) };
   for (const method of methods.filter((m) => item[m])) {
     const op = item[method];
     if (op['x-export'] !== true) problems.push(`spec/openapi.yaml: ${method.toUpperCase()} ${path}: an export operation must say x-export: true`);
     for (const key of ['parameters', 'requestBody', 'responses']) {
       if (op[key]) problems.push(`spec/openapi.yaml: ${method.toUpperCase()} ${path}: \`${key}\` is generated for x-autoquery-export; remove it`);
     }
-    const body = { required: false, content: { 'application/json': { schema, example: exportRequestExample(dto) }, 'application/x-www-form-urlencoded': { schema } } };
-    filled[method] = { ...op, ...(bodyMethods.has(method) ? { requestBody: body } : {}), responses: responses(dto, bodyMethods.has(method)) };
+    const body = bodyOf(`${dto.operation}Export`, exportRequestExample(dto));
+    filled[method] = { ...op, ...(bodyMethods.has(method) ? { requestBody: body } : {}), responses: responses(dto, bodyMethods.has(method), record) };
   }
   return filled;
 }
@@ -96,8 +99,11 @@ export function fillAutoQueryExport(document, catalog) {
       paths[path] = item;
       continue;
     }
-    paths[path] = fillPathItem(path, item, dto, catalog, problems);
-    for (const [schemaName, schema] of [[`${dto.operation}Export`, exportRequestSchema(dto, catalog)], ['ExportEnd', exportEndSchema]]) {
+    // The query's example record (its path item's x-example-record, checked by autoquery.mjs).
+    const record = exampleRecordOf(document, dto);
+    paths[path] = fillPathItem(path, item, dto, catalog, problems, record);
+    const examples = Object.fromEntries(Object.entries(propertyExamples(dto, record)).filter(([name]) => exportOwn.has(name)));
+    for (const [schemaName, schema] of [[`${dto.operation}Export`, withPropertyExamples(exportRequestSchema(dto, catalog), examples)], ['ExportEnd', exportEndSchema]]) {
       if (document.components?.schemas?.[schemaName]) problems.push(`spec/openapi.yaml: components.schemas.${schemaName} is generated; remove it`);
       schemas[schemaName] = schema;
     }

@@ -1,8 +1,9 @@
 // Fills in the path items marked `x-autoquery: <Operation>` of spec/openapi.yaml: path-level
 // query parameters (shared by GET and POST), a JSON and form body for POST, the responses,
 // and the record/request/response schemas. The hand-written part keeps summary, access
-// and extensions; the generator owns everything derived from the tables.
-import { csvExample, requestExample, responseExample } from './query-examples.mjs';
+// and extensions; the generator owns everything derived from the tables. The examples come
+// from the path item's `x-example-record`, a record of the demo data (query-examples.mjs).
+import { csvExample, exampleRecordProblems, propertyExamples, requestExample, responseExample, withPropertyExamples } from './query-examples.mjs';
 import { queryParameters, recordSchema, requestSchema, responseSchema } from './query-schemas.mjs';
 import { SpecError } from './spec-error.mjs';
 
@@ -20,7 +21,7 @@ export const queryErrorResponses = {
 };
 
 /** A GET reads no body, so it cannot answer 413 or 415. */
-function responses(dto, readsBody) {
+function responses(dto, readsBody, record) {
   const ok = {
     description: `A page of \`${dto.record}\` records.`,
     headers: {
@@ -35,10 +36,10 @@ function responses(dto, readsBody) {
       },
     },
     content: {
-      'application/json': { schema: { $ref: `#/components/schemas/${dto.operation}Response` }, example: responseExample(dto) },
+      'application/json': { schema: { $ref: `#/components/schemas/${dto.operation}Response` }, example: responseExample(dto, record) },
       'text/csv': {
         schema: { type: 'string', description: 'Header row of the selected fields (PascalCase), then one row per result; RFC 4180, CRLF.' },
-        example: csvExample(dto),
+        example: csvExample(dto, record),
       },
       'application/javascript': { schema: { $ref: '#/components/schemas/Jsonp' } },
     },
@@ -49,18 +50,25 @@ function responses(dto, readsBody) {
   return { 200: ok, ...Object.fromEntries(errors) };
 }
 
-function requestBody(dto) {
-  const schema = { $ref: `#/components/schemas/${dto.operation}` };
+/**
+ * A form names an object's entries `meta[key]=value`, as the query string does (design.md §1);
+ * OpenAPI's default for a form would be `key=value`, an unknown property.
+ */
+export const formEncoding = { meta: { style: 'deepObject', explode: true } };
+
+/** A JSON and a form body, with the same example: the server reads both alike (design.md §1). */
+export function bodyOf(schemaName, example) {
+  const schema = { $ref: `#/components/schemas/${schemaName}` };
   return {
     required: false,
     content: {
-      'application/json': { schema, example: requestExample(dto) },
-      'application/x-www-form-urlencoded': { schema },
+      'application/json': { schema, example },
+      'application/x-www-form-urlencoded': { schema, encoding: formEncoding, example },
     },
   };
 }
 
-function fillPathItem(path, item, dto, catalog, problems) {
+function fillPathItem(path, item, dto, catalog, problems, record) {
   if (item.parameters) problems.push(`spec/openapi.yaml: ${path}: parameters of an x-autoquery path are generated; remove them`);
   const filled = { ...item, parameters: queryParameters(dto, catalog) };
   for (const method of methods.filter((m) => item[m])) {
@@ -70,11 +78,33 @@ function fillPathItem(path, item, dto, catalog, problems) {
     }
     filled[method] = {
       ...op,
-      ...(bodyMethods.has(method) ? { requestBody: requestBody(dto) } : {}),
-      responses: responses(dto, bodyMethods.has(method)),
+      ...(bodyMethods.has(method) ? { requestBody: bodyOf(dto.operation, requestExample(dto, record)) } : {}),
+      responses: responses(dto, bodyMethods.has(method), record),
     };
   }
   return filled;
+}
+
+/**
+ * The `x-example-record` of the path item of the query `dto` (x-autoquery); undefined when it
+ * has none, or a broken one (its problems pushed, when given a list).
+ */
+export function exampleRecordOf(document, dto, problems = []) {
+  const [path, item] = Object.entries(document.paths ?? {}).find(([, i]) => i['x-autoquery'] === dto.operation) ?? [];
+  const record = item?.['x-example-record'];
+  if (record === undefined) return undefined;
+  const found = exampleRecordProblems(dto, record, `spec/openapi.yaml: ${path}`);
+  problems.push(...found);
+  return found.length === 0 ? record : undefined;
+}
+
+/** The document without the path items' `x-example-record`: input of the generator alone, once the queries and exports are filled. */
+export function withoutExampleRecords(document) {
+  const paths = Object.fromEntries(Object.entries(document.paths ?? {}).map(([path, item]) => {
+    const { 'x-example-record': _, ...rest } = item;
+    return [path, rest];
+  }));
+  return { ...document, paths };
 }
 
 /** Returns a copy of the document with every x-autoquery path filled; throws SpecError. */
@@ -95,7 +125,7 @@ export function fillAutoQuery(document, catalog) {
       continue;
     }
     routed.add(name);
-    paths[path] = fillPathItem(path, item, dto, catalog, problems);
+    paths[path] = fillPathItem(path, item, dto, catalog, problems, exampleRecordOf(document, dto, problems));
   }
   for (const name of byOperation.keys()) {
     if (!routed.has(name)) problems.push(`spec/query-dtos.yaml: DTO ${name} has no path with x-autoquery: ${name} in spec/openapi.yaml`);
@@ -106,9 +136,10 @@ export function fillAutoQuery(document, catalog) {
   }
   const schemas = { ...(components.schemas ?? {}) };
   for (const dto of catalog.queryDtos) {
+    const record = exampleRecordOf(document, dto);
     for (const [name, schema] of [
       [dto.record, recordSchema(dto, catalog)],
-      [dto.operation, requestSchema(dto, catalog)],
+      [dto.operation, withPropertyExamples(requestSchema(dto, catalog), propertyExamples(dto, record))],
       [`${dto.operation}Response`, responseSchema(dto)],
     ]) {
       if (schemas[name]) problems.push(`spec/openapi.yaml: components.schemas.${name} is generated; remove it`);

@@ -4,13 +4,14 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
 import YAML from 'yaml';
-import { fillAutoQuery } from './autoquery.mjs';
+import { fillAutoQuery, withoutExampleRecords } from './autoquery.mjs';
 import { fillAutoQueryExport } from './autoquery-export.mjs';
 import { readCatalogVocabulary } from './catalog-types-source.mjs';
 import { renderCatalogSource } from './catalog-source.mjs';
 import { declareAnswers } from './declared-answers.mjs';
 import { declareEntityTags } from './entity-tags.mjs';
 import { generatedHeader, generatedMarker } from './header.mjs';
+import { declareLiveAnswers } from './live-answers.mjs';
 import { buildCatalog } from './query-catalog.mjs';
 import { addRouteVariants, declareNegotiation, describeRoutes, routesDocument } from './routes.mjs';
 import { renderServiceStackDtos } from './servicestack-dtos.mjs';
@@ -33,7 +34,8 @@ export async function readInputs(root) {
 export async function buildOutputs(inputs) {
   const vocabulary = readCatalogVocabulary(inputs.catalogTypes);
   const catalog = buildCatalog(validateInputs(inputs.operators, inputs.dtos, vocabulary));
-  const negotiated = declareNegotiation(declareAnswers(declareEntityTags(fillAutoQueryExport(fillAutoQuery(inputs.openapi, catalog), catalog))));
+  const filled = withoutExampleRecords(fillAutoQueryExport(fillAutoQuery(inputs.openapi, catalog), catalog));
+  const negotiated = declareNegotiation(declareAnswers(declareLiveAnswers(declareEntityTags(filled))));
   const { consumers, routes } = servedDocuments(negotiated);
   // A JSON round trip drops YAML alias identity, so openapi-typescript sees plain data.
   const json = `${JSON.stringify(consumers, null, 2)}\n`;

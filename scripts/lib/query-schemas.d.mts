@@ -16,4 +16,4 @@ export declare function requestSchema(dto: QueryDtoSpec, catalog: Catalog): Json
 export declare function recordSchema(dto: QueryDtoSpec, catalog: Catalog): JsonSchema & { properties: Record<string, JsonSchema> };
 export declare function responseSchema(dto: QueryDtoSpec): JsonSchema;
 export declare function queryParameters(dto: QueryDtoSpec, catalog: Catalog): QueryParameter[];
-export declare function parametersOf(request: JsonSchema & { properties: Record<string, JsonSchema> }, schemaName: string): QueryParameter[];
+export declare function parametersOf(request: JsonSchema & { properties: Record<string, JsonSchema> }, schemaName: string, holder?: (property: string) => string): QueryParameter[];

@@ -122,12 +122,14 @@ export function queryParameters(dto, catalog) {
 
 /**
  * Every property of the request schema `components.schemas.<schemaName>` as a query
- * parameter (queryParameters), its schema a reference to the property's: each bound is
- * written once, which keeps the consumers' document within a quarter of the routes one.
+ * parameter (queryParameters), its schema a reference to the property's: each bound (and
+ * example) is written once, which keeps the consumers' document within its bound (design.md
+ * §2). `holder` names the schema whose property a parameter refers to, when another schema
+ * holds the same property (an export's filters are its query's).
  */
-export function parametersOf(request, schemaName) {
+export function parametersOf(request, schemaName, holder = () => schemaName) {
   return Object.entries(request.properties).map(([name, { description, ...schema }]) => {
-    const param = { name, in: 'query', description, schema: { $ref: `#/components/schemas/${schemaName}/properties/${name}` } };
+    const param = { name, in: 'query', description, schema: { $ref: `#/components/schemas/${holder(name)}/properties/${name}` } };
     if (schema.type === 'array') Object.assign(param, { description: `${description} ${arrayForms}`, style: 'form', explode: false });
     // deepObject (`meta[key]=value`) is what generated clients send for an object; the
     // server also reads the JSON object text that ServiceStack clients send (design.md §1).

@@ -12,7 +12,9 @@
 //     request DTO (`x-servicestack-name`), path parameters moving to the query string as
 //     ServiceStack clients send them.
 // Each variant keeps its canonical operation's parameters, body, access and errors, carries
-// `x-variant-of: <canonical operationId>`, and is served by the canonical handler.
+// `x-variant-of: <canonical operationId>`, and is served by the canonical handler; a suffix
+// route and HEAD never stream, so they drop a live answer's declarations (live-answers.mjs).
+import { withoutLive } from './live-answers.mjs';
 import { SpecError } from './spec-error.mjs';
 
 const verbs = ['get', 'put', 'post', 'delete', 'patch'];
@@ -215,7 +217,7 @@ export function addRouteVariants(document) {
     paths[path][method] = op;
   };
   const head = (op, suffixId) => {
-    const { requestBody, ...rest } = op;
+    const { requestBody, ...rest } = withoutLive(op);
     return { ...rest, operationId: `${op.operationId}${suffixId}`, summary: `${op.summary ?? op.operationId} (HEAD)`, responses: forHead(op.responses, components.responses ?? {}) };
   };
 
@@ -237,7 +239,7 @@ export function addRouteVariants(document) {
         const own = route.tag === '' ? route.op : variant('', {});
         const answered = [{ path: route.path, op: own }];
         for (const suffix of route.suffixes) {
-          answered.push({ path: `${route.path}${suffix.suffix}`, op: variant(suffix.tag, { 'x-format': suffix.format, responses: forSuffix(route.op.responses, suffix, components.headers ?? {}) }) });
+          answered.push({ path: `${route.path}${suffix.suffix}`, op: withoutLive(variant(suffix.tag, { 'x-format': suffix.format, responses: forSuffix(route.op.responses, suffix, components.headers ?? {}) })) });
         }
         for (const a of answered) {
           place(a.path, method, a.op, route.parameters);

@@ -5,7 +5,8 @@
 // with newman. The Portman config (scripts/qa/portman-config.json) signs in first with the
 // admin, uses the bearer token for protected operations, carries the refresh token to
 // GetAccessToken and registers unique users; JSON Lines answers get a line-by-line test of
-// their own (json-lines-tests.mjs).
+// their own (json-lines-tests.mjs), and each body that may be a form is sent once more as
+// one, its form example (form-variations.mjs).
 //   npm run qa:portman -- --url URL --admin-user NAME --admin-password-env VAR [--report FILE] [--keep DIR]
 // Exit 0 when every request answered, no assertion failed and every operation was requested.
 import { spawn } from 'node:child_process';
@@ -15,6 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import newman from 'newman';
+import { formOperations, withFormVariations } from './form-variations.mjs';
 import { jsonLinesOperations, withJsonLinesTests } from './json-lines-tests.mjs';
 import { requestedOperations } from './operations-requested.mjs';
 import { strictDocument } from './strict-document.mjs';
@@ -84,7 +86,9 @@ export async function main(argv) {
   fs.mkdirSync(dir, { recursive: true });
   try {
     const strict = strictDocument(document);
-    const config = withJsonLinesTests(JSON.parse(fs.readFileSync(path.join(here, 'portman-config.json'), 'utf8')), jsonLinesOperations(strict));
+    const forms = formOperations(strict);
+    const jsonLines = jsonLinesOperations(strict);
+    const config = withFormVariations(withJsonLinesTests(JSON.parse(fs.readFileSync(path.join(here, 'portman-config.json'), 'utf8')), jsonLines), forms, jsonLines);
     const files = { document: path.join(dir, 'openapi.strict.json'), config: path.join(dir, 'portman-config.json'), collection: path.join(dir, 'collection.json') };
     fs.writeFileSync(files.document, JSON.stringify(strict));
     fs.writeFileSync(files.config, JSON.stringify(config, null, 2));
@@ -93,6 +97,8 @@ export async function main(argv) {
     const disabled = disabledTests(collection);
     const summary = await runNewman(collection, args);
     const requests = summary.run.executions.map((e) => ({ method: e.request.method, path: e.request.url.getPath() }));
+    // The form variations' requests, as sent: a urlencoded body.
+    const formRequests = summary.run.executions.filter((e) => e.request.body?.mode === 'urlencoded').length;
     const { requested, missing } = requestedOperations(document, requests, new URL(args.url).pathname.replace(/\/$/, ''));
     const { stats } = summary.run;
     const report = {
@@ -100,6 +106,8 @@ export async function main(argv) {
       requestsFailed: stats.requests.failed,
       assertions: stats.assertions.total,
       failures: summary.run.failures.length,
+      formVariations: forms.length,
+      formRequests,
       operations: requested.length + missing.length,
       requested,
       missing,
@@ -107,10 +115,10 @@ export async function main(argv) {
       ms: Date.now() - started,
     };
     if (args.report) fs.writeFileSync(args.report, `${JSON.stringify(report, null, 2)}\n`);
-    process.stdout.write(`qa-portman: ${report.requests} requests, ${report.assertions} assertions, ${report.failures} failures; `
+    process.stdout.write(`qa-portman: ${report.requests} requests (${formRequests} with a form body), ${report.assertions} assertions, ${report.failures} failures; `
       + `${requested.length}/${report.operations} operations requested${missing.length ? ` (missing: ${missing.join(', ')})` : ''}; ${report.ms} ms\n`);
     for (const name of disabled) process.stdout.write(`qa-portman: Portman disabled the schema test of "${name}"\n`);
-    return report.failures === 0 && report.requestsFailed === 0 && missing.length === 0 && disabled.length === 0 ? 0 : 1;
+    return report.failures === 0 && report.requestsFailed === 0 && missing.length === 0 && disabled.length === 0 && formRequests === forms.length ? 0 : 1;
   } finally {
     if (!args.keep) fs.rmSync(dir, { recursive: true, force: true });
   }

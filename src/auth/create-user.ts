@@ -6,7 +6,6 @@ import type { Knex } from 'knex';
 import type { AccessTokens } from './access-tokens.js';
 import type { PasswordHasher } from './password-hasher.js';
 import { createSession } from './session-store.js';
-import { retryTransient } from '../db/driver-errors.js';
 import { writeTransaction } from '../db/write-transaction.js';
 import { insertUser, refuseTaken, type NewUser } from './user-store.js';
 
@@ -35,15 +34,13 @@ export async function createUser(
   await refuseTaken(ctx.db, user);
   const passwordHash = await ctx.hasher.hash(user.password);
   const now = ctx.clock();
-  return retryTransient(() =>
-    writeTransaction(ctx.db, async (trx): Promise<CreatedUser> => {
-      const userId = await insertUser(trx, user, passwordHash, roles, now);
-      if (!options.autoLogin) return { userId };
-      if (!ctx.tokens) throw new Error('createUser: autoLogin needs the access-token service');
-      const { sessionId, refreshToken } = await createSession(trx, userId, now, ctx.refreshTokenTtl);
-      // Signed inside the transaction: if signing failed, the user would not exist either.
-      const bearerToken = ctx.tokens.issue({ userId, sessionId, userName: user.userName, roles });
-      return { userId, session: { sessionId, refreshToken, bearerToken } };
-    }),
-  );
+  return writeTransaction(ctx.db, async (trx): Promise<CreatedUser> => {
+    const userId = await insertUser(trx, user, passwordHash, roles, now);
+    if (!options.autoLogin) return { userId };
+    if (!ctx.tokens) throw new Error('createUser: autoLogin needs the access-token service');
+    const { sessionId, refreshToken } = await createSession(trx, userId, now, ctx.refreshTokenTtl);
+    // Signed inside the transaction: if signing failed, the user would not exist either.
+    const bearerToken = ctx.tokens.issue({ userId, sessionId, userName: user.userName, roles });
+    return { userId, session: { sessionId, refreshToken, bearerToken } };
+  });
 }

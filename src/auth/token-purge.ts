@@ -56,7 +56,7 @@ export async function purgeOnce(db: Knex, now: Date): Promise<Purged> {
 }
 
 /**
- * One purge for the whole deployment: on MySQL the node that takes the named lock does it
+ * One purge for the whole deployment: on MySQL the node that takes the lease (db/named-lock.ts) does it
  * and the others skip their turn (undefined); SQLite has one node.
  */
 export async function purgeTurn(db: Knex, now: Date): Promise<Purged | undefined> {

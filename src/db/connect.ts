@@ -7,6 +7,8 @@ import knex, { type Knex } from 'knex';
 import Database from 'better-sqlite3';
 import { createConnection, type Connection } from 'mysql2';
 import { fold, foldFunction } from './fold.js';
+import { parseMysqlUrl, type MysqlTarget } from '../database-url.js';
+import { createNodeSet, type NodeSet, type NodeState } from './nodes/node-set.js';
 import { createMysqlReadPool } from './reads/mysql-read-pool.js';
 import { mysqlReads } from './reads/mysql-reads.js';
 import { closeReads, provideReads } from './reads/select.js';
@@ -26,17 +28,37 @@ export interface DbOptions {
   readonly statementTimeoutMs?: number;
   /** Where knex's own warnings go (its console by default). */
   readonly log?: Knex.Config['log'];
+  /** Hears a cluster node taken out or put back (node-set.ts). */
+  readonly onNodeChange?: (state: NodeState) => void;
 }
 
-/** Where each Knex instance of connect() points, for bulkConnection. */
-const targetOf = new WeakMap<Knex, { readonly mysqlUrl: string } | { readonly sqliteFile: string }>();
+// A Galera node that stops answering is out within a probe's timeout plus its interval:
+// the 2 s in which writes answer again after a node's loss (design.md §12).
+const nodeProbeMs = 500;
+const nodeProbeTimeoutMs = 1000;
+
+/** Where each Knex instance of connect() points, for bulkConnection and disconnect. */
+const targetOf = new WeakMap<Knex, { readonly mysql: MysqlConnection; readonly nodes: NodeSet } | { readonly sqliteFile: string }>();
 
 export function connect(options: DbOptions): Knex {
-  const db = options.databaseUrl
-    ? connectMysql(options.databaseUrl, options.poolMax ?? 10, options.statementTimeoutMs, options.log)
-    : connectSqlite(options.sqliteFile ?? 'data/impianti.sqlite');
-  targetOf.set(db, options.databaseUrl ? { mysqlUrl: options.databaseUrl } : { sqliteFile: options.sqliteFile ?? 'data/impianti.sqlite' });
+  if (options.databaseUrl === undefined) {
+    const sqliteFile = options.sqliteFile ?? 'data/impianti.sqlite';
+    const db = connectSqlite(sqliteFile);
+    targetOf.set(db, { sqliteFile });
+    return db;
+  }
+  const target = parseMysqlUrl(options.databaseUrl);
+  const nodes = createNodeSet(target, { probeMs: nodeProbeMs, probeTimeoutMs: nodeProbeTimeoutMs, ...(options.onNodeChange ? { onChange: options.onNodeChange } : {}) });
+  const mysql = mysqlConnectionOf(target, nodes);
+  const db = connectMysql(mysql, nodes.clustered, options.poolMax ?? 10, options.statementTimeoutMs, options.log);
+  targetOf.set(db, { mysql, nodes });
   return db;
+}
+
+/** The nodes of `db`'s MySQL server or cluster and whether each takes connections; empty on SQLite. */
+export function nodeStates(db: Knex): readonly NodeState[] {
+  const target = targetOf.get(db);
+  return target !== undefined && 'nodes' in target ? target.nodes.states() : [];
 }
 
 export type BulkConnection = { readonly dialect: 'mysql'; readonly conn: Connection } | { readonly dialect: 'sqlite'; readonly conn: Database.Database };
@@ -54,25 +76,27 @@ export async function bulkConnection(db: Knex): Promise<BulkConnection> {
     setUpSqlite(conn);
     return { dialect: 'sqlite', conn };
   }
-  const conn = createConnection(mysqlConnectionOf(target.mysqlUrl));
+  const conn = createConnection(target.mysql);
   // A server that drops the idle connection fails the writer's next statement; without a
   // listener the driver's 'error' event would end the process instead.
   conn.on('error', () => undefined);
-  const setup = sessionSetup(undefined);
+  const setup = sessionSetup(undefined, false);
   await new Promise<void>((resolve, reject) => setup(conn, (err) => (err ? reject(err) : resolve())));
   return { dialect: 'mysql', conn };
 }
 
-/** Closes `db`'s read connections and its Knex pool. */
+/** Closes `db`'s read connections, its Knex pool and its cluster probes. */
 export async function disconnect(db: Knex): Promise<void> {
   await closeReads(db);
   await db.destroy();
+  const target = targetOf.get(db);
+  if (target !== undefined && 'nodes' in target) target.nodes.close();
 }
 
 type Conn = { query: (sql: string, cb: (err: (Error & { errno?: number }) | null) => void) => void };
 
 /** Per-connection session settings, run in order; a failure fails the connection. */
-function sessionSetup(statementTimeoutMs: number | undefined): (conn: Conn, done: (err: Error | null) => void) => void {
+function sessionSetup(statementTimeoutMs: number | undefined, causal: boolean): (conn: Conn, done: (err: Error | null) => void) => void {
   // Lock waits (whole seconds) end a second after the statement limit, which stays the
   // one that fires where the server has it (MariaDB); on MySQL they bound the writes.
   const lockWait = statementTimeoutMs === undefined ? undefined : Math.ceil(statementTimeoutMs / 1000) + 1;
@@ -80,6 +104,9 @@ function sessionSetup(statementTimeoutMs: number | undefined): (conn: Conn, done
     // DATETIME columns hold UTC (design.md §9).
     "SET time_zone = '+00:00'",
     ...(lockWait === undefined ? [] : [`SET SESSION lock_wait_timeout = ${lockWait}, SESSION innodb_lock_wait_timeout = ${lockWait}`]),
+    // On a cluster a read waits until its node has applied every commit the cluster had
+    // when the read began, so a client reads its own writes made through any node (design.md §12).
+    ...(causal ? ['SET SESSION wsrep_sync_wait = 1'] : []),
   ];
   return (conn, done) => {
     const next = (i: number): void => {
@@ -97,15 +124,15 @@ function sessionSetup(statementTimeoutMs: number | undefined): (conn: Conn, done
   };
 }
 
-/** mysql2's options for `url`, the same for Knex's pool and the read pool. */
-function mysqlConnectionOf(url: string) {
-  const u = new URL(url);
+type MysqlConnection = ReturnType<typeof mysqlConnectionOf>;
+
+/** mysql2's options for `target`, the same for Knex's pool and the read pool; `nodes` opens every socket. */
+function mysqlConnectionOf(target: MysqlTarget, nodes: NodeSet) {
   return {
-    host: u.hostname,
-    port: Number(u.port || 3306),
-    user: decodeURIComponent(u.username),
-    password: decodeURIComponent(u.password),
-    database: decodeURIComponent(u.pathname.replace(/^\//, '')),
+    stream: () => nodes.socket(),
+    user: target.user,
+    password: target.password,
+    database: target.database,
     charset: 'utf8mb4',
     // DATETIME columns hold UTC (design.md §9): read and write them as UTC whatever the host's zone.
     timezone: 'Z',
@@ -123,9 +150,11 @@ function mysqlConnectionOf(url: string) {
 // A dead server must surface as a quick 503, not a request that hangs in a pool's queue.
 const acquireTimeoutMs = 2000;
 
-function connectMysql(url: string, poolMax: number, statementTimeoutMs: number | undefined, log: Knex.Config['log']): Knex {
-  const setup = sessionSetup(statementTimeoutMs);
-  const connection = mysqlConnectionOf(url);
+function connectMysql(connection: MysqlConnection, clustered: boolean, poolMax: number, statementTimeoutMs: number | undefined, log: Knex.Config['log']): Knex {
+  // Causal reads on Knex's pool only: the writes and the accounts' reads, where a client
+  // observes its own writes; the queries' reads on the read pool do not wait for them.
+  const setup = sessionSetup(statementTimeoutMs, clustered);
+  const readSetup = clustered ? sessionSetup(statementTimeoutMs, false) : setup;
   const db = knex({
     client: 'mysql2',
     connection,
@@ -142,7 +171,7 @@ function connectMysql(url: string, poolMax: number, statementTimeoutMs: number |
     ...(log ? { log } : {}),
   });
   // The reads' own pool, of the same size and session settings (design.md §8).
-  provideReads(db, () => mysqlReads(createMysqlReadPool({ connection, max: poolMax, acquireTimeoutMs, setup })));
+  provideReads(db, () => mysqlReads(createMysqlReadPool({ connection, max: poolMax, acquireTimeoutMs, setup: readSetup })));
   return db;
 }
 

@@ -42,27 +42,30 @@ export function uniqueViolation(err: unknown): UniqueViolation | undefined {
 export const violates = (v: UniqueViolation, column: string): boolean =>
   v.target.split(/[\s,.]+/).some((part) => part === column || part.endsWith(`_${column}`));
 
-// ---- lost lock races ---------------------------------------------------------------
-// Concurrent inserts of one unique key can make InnoDB pick a deadlock victim
-// (ER_LOCK_DEADLOCK 1213, MySQL manual 17.7.5) even though a retry would simply see the
-// duplicate and answer 409; SQLite serialises writers on one connection and only
-// reports SQLITE_BUSY after busy_timeout.
+// ---- writes that may run again ---------------------------------------------------
+// A write transaction runs again (db/write-transaction.ts) only when nothing of it can have
+// been applied (design.md §12, "A Galera cluster"):
+// - the database refused it whole, at any statement or at COMMIT: a deadlock victim or
+//   Galera's certification conflict (both ER_LOCK_DEADLOCK 1213), a lock wait given up
+//   (ER_LOCK_WAIT_TIMEOUT 1205), SQLite's SQLITE_BUSY;
+// - or it failed before its COMMIT was sent: the connection was lost, the server was
+//   shutting down (ER_SERVER_SHUTDOWN 1053, ER_CONNECTION_KILLED 1927), or a Galera node
+//   outside the cluster's primary component refused the statement (ER_UNKNOWN_COM_ERROR
+//   1047, "WSREP has not yet prepared node"). An uncommitted transaction dies with its
+//   connection, and a Galera node replicates a transaction only at its commit.
+// A connection lost after COMMIT was sent leaves the outcome unknown: that error is
+// answered, never retried, so no write is applied twice.
 
-const transientCodes = new Set(['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT', 'SQLITE_BUSY']);
+const refusedWhole = new Set(['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT', 'SQLITE_BUSY']);
+const refusedWholeErrnos = new Set([1213, 1205]);
+const lostBeforeCommit = new Set(['PROTOCOL_CONNECTION_LOST', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ER_SERVER_SHUTDOWN', 'ER_CONNECTION_KILLED', 'ER_UNKNOWN_COM_ERROR']);
+const lostBeforeCommitErrnos = new Set([1047, 1053, 1927, 2013, 2006]);
 
-export function isTransient(err: unknown): boolean {
+export function mayRunAgain(err: unknown, commitSent: boolean): boolean {
   const e = asDriverError(err);
-  return transientCodes.has(String(e.code)) || e.errno === 1213;
-}
-
-export async function retryTransient<T>(work: () => Promise<T>, attempts = 3): Promise<T> {
-  for (let i = 1; ; i++) {
-    try {
-      return await work();
-    } catch (err) {
-      if (i >= attempts || !isTransient(err)) throw err;
-    }
-  }
+  if (refusedWhole.has(String(e.code)) || refusedWholeErrnos.has(Number(e.errno))) return true;
+  if (commitSent) return false;
+  return lostBeforeCommit.has(String(e.code)) || lostBeforeCommitErrnos.has(Number(e.errno)) || e.fatal === true;
 }
 
 // ---- everything else -> the service's errors ---------------------------------------
@@ -70,7 +73,7 @@ export async function retryTransient<T>(work: () => Promise<T>, attempts = 3): P
 // ER_STATEMENT_TIMEOUT (MariaDB max_statement_time) and ER_QUERY_TIMEOUT (MySQL
 // max_execution_time): https://mariadb.com/kb/en/mariadb-error-codes/. ER_LOCK_WAIT_TIMEOUT
 // (1205) is a lock wait cut by lock_wait_timeout / innodb_lock_wait_timeout, which the
-// serving pool sets (src/db/connect.ts); it reaches here once retryTransient gives up.
+// serving pool sets (src/db/connect.ts); it reaches here once a write's attempts are spent.
 const timeoutErrnos = new Set([1969, 3024, 1205]);
 // The server went away, cannot be reached or is out of a shared resource (connections, or
 // prepared statements, which all its clients share: db/reads/mysql-reads.ts), or no pooled
@@ -78,6 +81,9 @@ const timeoutErrnos = new Set([1969, 3024, 1205]);
 const unavailableCodes = new Set([
   'POOL_ACQUIRE_TIMEOUT', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE',
   'PROTOCOL_CONNECTION_LOST', 'PROTOCOL_SEQUENCE_TIMEOUT', 'ER_CON_COUNT_ERROR', 'ER_SERVER_SHUTDOWN', 'ER_MAX_PREPARED_STMT_COUNT_REACHED',
+  // A Galera node outside the primary component ("WSREP has not yet prepared node"), or a
+  // certification conflict a write met on every attempt.
+  'ER_UNKNOWN_COM_ERROR', 'ER_CONNECTION_KILLED', 'ER_LOCK_DEADLOCK',
   'SQLITE_BUSY', 'SQLITE_IOERR', 'SQLITE_FULL',
 ]);
 

@@ -2,7 +2,7 @@
 // service and the tests run the same migrations whatever their working directory.
 import type { Knex } from 'knex';
 import { dialectOf } from './dialect.js';
-import { withNamedLock } from './named-lock.js';
+import { createLockTable, withNamedLock } from './named-lock.js';
 import { bumpAllVersions } from './table-versions/table-versions.js';
 import * as queryTables from './migrations/001-query-tables.js';
 import * as accounts from './migrations/002-accounts.js';
@@ -12,6 +12,7 @@ import * as rateLimits from './migrations/005-rate-limits.js';
 import * as replicaHeartbeat from './migrations/006-replica-heartbeat.js';
 import * as tableVersions from './migrations/007-table-versions.js';
 import * as substringIndex from './migrations/008-substring-index.js';
+import * as serviceLock from './migrations/009-service-lock.js';
 
 interface Migration {
   readonly name: string;
@@ -21,7 +22,7 @@ interface Migration {
   readonly config?: { readonly transaction: boolean };
 }
 
-const migrations: readonly Migration[] = [queryTables, accounts, impianti, operatorDefaults, rateLimits, replicaHeartbeat, tableVersions, substringIndex];
+const migrations: readonly Migration[] = [queryTables, accounts, impianti, operatorDefaults, rateLimits, replicaHeartbeat, tableVersions, substringIndex, serviceLock];
 
 /** The names knex records in `knex_migrations`, in order: a database's migration level is how many of them it holds. */
 export const migrationNames: readonly string[] = migrations.map((m) => m.name);
@@ -40,7 +41,8 @@ export async function migrate(db: Knex): Promise<void> {
   if (dialectOf(db) !== 'mysql') return void (await latest(db));
   // Several nodes may start at once on one database. knex's own lock is not enough there:
   // it creates its lock table check-then-create, refuses instead of waiting, and on MySQL
-  // the first DDL commits its lock row early. A named lock serialises start-ups.
+  // the first DDL commits its lock row early. A lease serialises start-ups.
+  await db.raw(createLockTable);
   const run = await withNamedLock(db, lockName, lockWaitSeconds, () => latest(db));
   if (!run.held) throw new Error(`could not take the migration lock "${lockName}" within ${lockWaitSeconds} s`);
 }

@@ -8,16 +8,34 @@
 // takes the write lock at a transaction's first write exactly as at BEGIN IMMEDIATE,
 // waiting under busy_timeout while another process holds it, and the transaction never
 // upgrades a read. On MySQL InnoDB locks rows, and Knex's transaction is used as it is.
+//
+// A transaction the database refused whole, or one that failed before its COMMIT was sent,
+// runs again, a few times (driver-errors.ts, mayRunAgain): so a deadlock victim, a Galera
+// certification conflict or a node lost under a write costs a retry, not an error.
 import type { Knex } from 'knex';
 import { dialectOf } from './dialect.js';
+import { mayRunAgain } from './driver-errors.js';
 
 /** A write to the service's own scratch table that matches no row. */
 const takeWriteLock = 'DELETE FROM rate_limit_hit WHERE 0';
 
-export function writeTransaction<T>(db: Knex, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-  if (dialectOf(db) === 'mysql') return db.transaction(work);
-  return db.transaction(async (trx) => {
-    await trx.raw(takeWriteLock);
-    return work(trx);
-  });
+const attempts = 4;
+
+export async function writeTransaction<T>(db: Knex, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  const sqlite = dialectOf(db) === 'sqlite';
+  for (let attempt = 1; ; attempt++) {
+    let commitSent = false;
+    try {
+      return await db.transaction(async (trx) => {
+        if (sqlite) await trx.raw(takeWriteLock);
+        const value = await work(trx);
+        commitSent = true;
+        return value;
+      });
+    } catch (err) {
+      if (attempt >= attempts || !mayRunAgain(err, commitSent)) throw err;
+      // Apart, at random, so that two writers that met once do not meet again.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+    }
+  }
 }

@@ -2,6 +2,7 @@
 // map and the contract disagree, so a new operation cannot ship without a handler.
 import { createAccounts, type Accounts } from '../auth/accounts.js';
 import { createReads } from '../db/reads/replicas.js';
+import { nodeStates } from '../db/connect.js';
 import type { Deps } from '../deps.js';
 import type { AppModules } from '../app.js';
 import type { LiveModule } from '../http/live-stream.js';
@@ -47,6 +48,7 @@ export function createModules(deps: Deps): Modules {
     metrics: {
       replicas: reads.health,
       primaryReads: reads.primaryReads,
+      nodes: () => nodeStates(deps.db),
       live: () => live.hub.figures(),
     },
     start: () => accounts.bootstrapAdmin(),

@@ -8,6 +8,7 @@ import type { Principal } from '../auth/roles.js';
 import { ApiError } from '../errors/api-error.js';
 import type { LiveAnswer, LiveHub, LiveSink } from '../live/live-hub.js';
 import type { Exchange } from './exchange.js';
+import { ifNoneMatchMaxLength } from './entity-tag.js';
 import type { Conditional, NotModified, OperationResponse } from './operation.js';
 import { toJson } from './respond.js';
 
@@ -33,6 +34,18 @@ export function wantsEvents(accept: string | undefined): boolean {
   });
 }
 
+/**
+ * The credentials of a request for events: its Authorization header, or else the access token
+ * in the `ss-tok` cookie, ServiceStack's name for it, since a browser's EventSource cannot
+ * send a header (design.md §7, "Live answers"). The service never sets that cookie: the page
+ * does, and only an event stream reads it.
+ */
+export function streamAuthorization(authorization: string | undefined, cookie: string | undefined): string | undefined {
+  if (authorization !== undefined || cookie === undefined) return authorization;
+  const token = /(?:^|;)\s*ss-tok=([^;\s]+)/.exec(cookie)?.[1];
+  return token === undefined ? undefined : `Bearer ${token}`;
+}
+
 /** JSON text with no key order of its own: equal DTOs, however written, give equal keys. */
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
@@ -47,7 +60,8 @@ const answerOf = (result: OperationResponse | NotModified): LiveAnswer => ({
   data: 'notModified' in result ? undefined : toJson(result.body, result.nullFree),
 });
 
-const streamHeaders = ['Content-Type', 'text/event-stream; charset=utf-8', 'Cache-Control', 'no-cache', 'X-Accel-Buffering', 'no'];
+// `private`, as on every answer of a tagged operation (design.md §7): the events depend on the caller's token.
+const streamHeaders = ['Content-Type', 'text/event-stream; charset=utf-8', 'Cache-Control', 'private, no-cache', 'X-Accel-Buffering', 'no'];
 
 /**
  * Serves the live form of `operationId` for `principal`'s `dto`. `read` runs the handler as
@@ -57,7 +71,7 @@ const streamHeaders = ['Content-Type', 'text/event-stream; charset=utf-8', 'Cach
 export async function serveLive(
   ex: Exchange,
   live: LiveModule,
-  request: { readonly operationId: string; readonly dto: unknown; readonly principal: Principal | null },
+  request: { readonly operationId: string; readonly dto: unknown; readonly principal: Principal | null; readonly authorization: string | undefined },
   read: (conditional: Conditional) => Promise<OperationResponse | NotModified>,
 ): Promise<void> {
   const { hub } = live;
@@ -68,6 +82,10 @@ export async function serveLive(
     });
   if (!hub.hasRoom()) throw full();
   const lastEventId = ex.header('last-event-id');
+  // The tag it names is read as If-None-Match is, under the same bound, named for this header.
+  if (lastEventId !== undefined && lastEventId.length > ifNoneMatchMaxLength) {
+    throw ApiError.field('Length', 'Last-Event-ID', `Last-Event-ID must be at most ${ifNoneMatchMaxLength} characters`);
+  }
   // A client resuming with the current tag costs one version read, as a 304 does.
   const first = await read({ ifNoneMatch: lastEventId, representation: 'json' });
   const { res } = ex;
@@ -100,7 +118,7 @@ export async function serveLive(
     {
       lastEventId,
       seed: answerOf(first),
-      expiresAt: bearerExpiresAt(ex.header('authorization')),
+      expiresAt: bearerExpiresAt(request.authorization),
       expiredData: toJson({ responseStatus: { errorCode: 'TokenExpired', message: 'The access token expired: reconnect with a fresh one and Last-Event-ID', errors: [] } }),
     },
   );

@@ -10,6 +10,7 @@ import type { MaintenanceTrigger } from '../db/maintenance/maintenance-schedule.
 import type { BackupStats } from '../db/maintenance/backup-schedule.js';
 import type { PoolFigures } from '../db/reads/read-executor.js';
 import type { ReplicaHealth } from '../db/reads/replicas.js';
+import type { NodeState } from '../db/nodes/node-set.js';
 import type { LiveFigures } from '../live/live-hub.js';
 import { readPoolFigures } from '../db/reads/select.js';
 
@@ -35,6 +36,8 @@ export interface GroupMetrics {
 export interface MetricsSources extends Partial<ScheduleSources> {
   replicas(): readonly ReplicaHealth[];
   primaryReads(): number;
+  /** The nodes of DATABASE_URL and whether each takes connections (a Galera cluster's, design.md §12). */
+  nodes?(): readonly NodeState[];
   /** The live answers' figures (design.md §7). */
   live?(): LiveFigures;
   readonly group?: GroupMetrics;
@@ -161,6 +164,16 @@ function deploymentMetrics(registry: Registry, sources: MetricsSources): void {
       for (const r of sources.replicas()) if (r.lagMs !== undefined) this.set({ replica: r.name }, r.lagMs / 1000);
     },
   });
+  const { nodes } = sources;
+  if (nodes) {
+    new Gauge({
+      name: 'db_node_usable', help: 'Whether a node of DATABASE_URL takes new connections (1) or is out (0)', labelNames: ['node'], registers: [registry],
+      collect() {
+        this.reset();
+        for (const n of nodes()) this.set({ node: n.node }, n.usable ? 1 : 0);
+      },
+    });
+  }
   if (sources.live) liveMetrics(registry, sources.live);
   const { purged, maintenanceTurns, backups } = sources;
   if (purged && maintenanceTurns && backups) scheduleMetrics(registry, { purged, maintenanceTurns, backups });

@@ -14,7 +14,7 @@ import { readBody } from './read-body.js';
 import { buildDto, type Body } from './request-dto.js';
 import { sendResult } from './respond.js';
 import { sendStream } from './respond-stream.js';
-import { serveLive, wantsEvents, type LiveModule } from './live-stream.js';
+import { serveLive, streamAuthorization, wantsEvents, type LiveModule } from './live-stream.js';
 import { requestValidators } from './validate-request.js';
 
 const bodyLimit = 1024 * 1024;
@@ -48,7 +48,8 @@ export function operationServer(contract: Contract, modules: { readonly handlers
           cacheBuster: ex.queryValue('_'),
         });
     ex.callback = negotiated.callback;
-    const principal = authorize(op.access, ex.header('authorization'), modules.authenticator);
+    const authorization = events ? streamAuthorization(ex.header('authorization'), ex.header('cookie')) : ex.header('authorization');
+    const principal = authorize(op.access, authorization, modules.authenticator);
     let body: Body = { kind: 'none' };
     if (op.acceptsBody && ex.req.method !== 'GET' && ex.req.method !== 'HEAD') {
       const raw = await readBody(ex.req, bodyLimit);
@@ -63,7 +64,7 @@ export function operationServer(contract: Contract, modules: { readonly handlers
     if (events) {
       const read = (conditional: Conditional) =>
         callHandler(modules.handlers, op.canonicalId as CanonicalOperationId, new HandlerRequest(op.canonicalId, built.value, fieldErrors, principal, 'json', ex, modules.authenticator, conditional));
-      return serveLive(ex, live!, { operationId: op.canonicalId, dto: built.value, principal }, read);
+      return serveLive(ex, live!, { operationId: op.canonicalId, dto: built.value, principal, authorization }, read);
     }
     const handlerRequest = new HandlerRequest(op.canonicalId, built.value, fieldErrors, principal, negotiated.format, ex, modules.authenticator, conditionalOf(ex, negotiated));
     const result = await callHandler(modules.handlers, op.canonicalId as CanonicalOperationId, handlerRequest);

@@ -80,7 +80,10 @@ export async function startService(config: Config, logger: Logger, options: Serv
   // Loaded here, not above: the primary of several workers never serves, and without the
   // app, its contract and its validators it stays about 24 MiB smaller.
   const [{ createApp }, { createModules }, { loadContract }] = await Promise.all([import('../app.js'), import('../handlers/index.js'), import('../http/contract.js')]);
-  const db = connect({ databaseUrl: config.databaseUrl, sqliteFile: config.sqliteFile, statementTimeoutMs: config.queryTimeoutMs });
+  const db = connect({
+    databaseUrl: config.databaseUrl, sqliteFile: config.sqliteFile, statementTimeoutMs: config.queryTimeoutMs,
+    onNodeChange: ({ node, usable }) => (usable ? logger.info({ node }, 'database node back in') : logger.warn({ node }, 'database node taken out')),
+  });
   // The pool keeps this connection open, and with it the lock that tells restore a server
   // holds the SQLite file (design.md §9).
   if (config.databaseUrl === undefined) await db.raw('SELECT 1');

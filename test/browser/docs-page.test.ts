@@ -1,10 +1,13 @@
 // /docs in headless Chromium, as a person uses it: every operation of the consumers'
 // contract is on the page once, under its tag, with the routes besides its own named in its
 // description and the routes document linked; Register works through "Try it out", and "Authorize" makes the bearer token
-// reach a protected operation. A screenshot of each run lands in test-output/.
+// reach a protected operation; the GETs that answer live show their text/event-stream 200
+// and Last-Event-ID, and a query's "Try it out", filled with the contract's examples, finds
+// the demo record in JSON. A screenshot of each run lands in test-output/.
 import fs from 'node:fs';
 import { expect } from 'chai';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { seedDemo } from '../../src/cli/demo-data.js';
 import { forEachDialect } from '../support/dialects.js';
 import { startServer, type TestServer } from '../support/server.js';
 
@@ -40,6 +43,7 @@ forEachDialect('documentation page in Chromium', (dialect) => {
   before(async () => {
     if (!fs.existsSync(chromiumPath)) throw new Error(`${chromiumPath} is missing: \`make test\` installs it, or run apt-get install -y chromium`);
     s = await startServer({ dialect });
+    await seedDemo(s.db);
     // --no-sandbox: the suites run as root in containers, where Chromium's sandbox cannot start.
     browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -107,6 +111,45 @@ forEachDialect('documentation page in Chromium', (dialect) => {
     expect([answer.status, answer.body]).to.deep.equal(['200', '{}']);
     // The logout really closed the registered session: its refresh token is spent.
     expect((await s.request('POST', '/access-token', { json: { refreshToken: registered!.refreshToken } })).status).to.equal(401);
+  });
+
+  it('shows the live answer of the GETs that stream: text/event-stream after JSON among the 200\'s media types, and Last-Event-ID', async () => {
+    const live = ['#operations-Impianti-GetImpiantoFilesRequest', '#operations-Query-CaratteristicaGruppoQueryGet', '#operations-Query-SoggettoRecapitoQueryGet'];
+    for (const id of [...live, '#operations-Query-SoggettoRecapitoQueryExportGet']) {
+      const op = page.locator(id);
+      await op.locator('.opblock-summary-control').click();
+      await op.locator('.opblock-body').waitFor();
+      const media = op.locator('.responses-wrapper .response-control-media-type select').first();
+      const options = await media.locator('option').evaluateAll((found) => found.map((o) => o.getAttribute('value')));
+      const params = await op.locator('tr[data-param-name]').evaluateAll((found) => found.map((r) => r.getAttribute('data-param-name')));
+      if (live.includes(id)) {
+        expect(options[0], id).to.equal('application/json');
+        expect(options, id).to.include('text/event-stream');
+        expect(params, id).to.include('Last-Event-ID');
+        expect(await op.innerText(), id).to.include('Live answer.');
+        // Its example is an answer event, the JSON example as its data.
+        await media.selectOption('text/event-stream');
+        await op.locator('.responses-wrapper .response .highlight-code').filter({ hasText: /^id: "[\w-]+"\s+data: \{/ }).first().waitFor();
+        await media.selectOption('application/json');
+      } else {
+        expect(options, id).not.to.include('text/event-stream');
+        expect(params, id).not.to.include('Last-Event-ID');
+      }
+      await op.locator('.opblock-summary-control').click();
+    }
+  });
+
+  it('fills a live query\'s parameters with the contract\'s examples in "Try it out", which ask for JSON and find the demo record', async () => {
+    const dialog = page.locator('.modal-ux');
+    await page.locator('.auth-wrapper .authorize').click();
+    // Signed in by the test before: "Logout" first, then the admin's token.
+    await dialog.locator('button', { hasText: 'Logout' }).first().click();
+    await dialog.locator('#auth-bearer-value').fill(await s.tokenFor(['Admin']));
+    await dialog.locator('.auth-btn-wrapper button.authorize').click();
+    await dialog.locator('button.btn-done').click();
+    const answer = await tryItOut(page.locator('#operations-Query-SoggettoRecapitoQueryGet'));
+    expect(answer.status, answer.body).to.equal('200');
+    expect((JSON.parse(answer.body) as { results: Array<{ id: number }> }).results.map((r) => r.id)).to.deep.equal([1]);
   });
 
   it('runs without script errors or Content-Security-Policy violations', () => {

@@ -1,11 +1,12 @@
 // Several nodes starting at once on one empty database must all come up: migrations are
-// serialised by a named lock on MySQL (src/db/migrate.ts), not refused by knex's lock.
+// serialised by a lease on MySQL (src/db/named-lock.ts), not refused by knex's lock.
 // A node restarting on a database that holds every migration only reads it.
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import { connect } from '../../src/db/connect.js';
 import { migrate } from '../../src/db/migrate.js';
 import * as replicaHeartbeat from '../../src/db/migrations/006-replica-heartbeat.js';
+import { withNamedLock } from '../../src/db/named-lock.js';
 import { dialects, forEachDialect } from '../support/dialects.js';
 import { createTestDb, type TestDb } from '../support/db.js';
 
@@ -47,23 +48,28 @@ forEachDialect('migrations: a node restarting on a current database', (dialect) 
   it('starts at once while another holds the lock a migration would take, and changes no row', async () => {
     const before = await current.db('knex_migrations').select('id', 'name', 'migration_time').orderBy('id');
     const node = connect({ databaseUrl: current.databaseUrl, sqliteFile: current.sqliteFile, poolMax: 2 });
-    // MySQL: the named lock that serialises migrations; SQLite: the file's write lock,
-    // which knex's own lock row needs.
-    const holder = dialect === 'mysql' ? connect({ databaseUrl: current.databaseUrl, poolMax: 1 }) : undefined;
+    // MySQL: the lease that serialises migrations, held by another node until the end;
+    // SQLite: the file's write lock, which knex's own lock row needs.
+    const holder = dialect === 'mysql' ? connect({ databaseUrl: current.databaseUrl, poolMax: 2 }) : undefined;
+    let release = () => {};
+    let held: Promise<unknown> = Promise.resolve();
     const sqliteWriter = dialect === 'sqlite' ? new Database(current.sqliteFile!) : undefined;
     let outcome: 'started' | 'waited';
     let run: Promise<void> = Promise.resolve();
     try {
       if (holder) {
-        const [rows] = (await holder.raw("SELECT GET_LOCK('impianti_api_migrate', 0) AS got")) as [Array<{ got: number }>];
-        expect(Number(rows[0]!.got)).to.equal(1);
+        let taken = () => {};
+        const took = new Promise<void>((r) => { taken = r; });
+        held = withNamedLock(holder, 'impianti_api_migrate', 0, () => new Promise<void>((r) => { release = r; taken(); }));
+        await Promise.race([took, held.then(() => { throw new Error('the lease was not taken'); })]);
       }
       sqliteWriter?.exec('BEGIN IMMEDIATE');
       run = migrate(node);
       outcome = await within(2000, run);
     } finally {
       sqliteWriter?.close();
-      // Closing the holder's only connection frees its named lock.
+      release();
+      await held;
       await holder?.destroy();
       await run.catch(() => undefined);
       await node.destroy();

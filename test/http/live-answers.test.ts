@@ -128,6 +128,11 @@ forEachDialect('live answers', (dialect) => {
     }
   });
 
+  it('refuses a Last-Event-ID past the entity tags\' bound with 400, naming that header', async () => {
+    const r = await s.request('GET', `${path}?soggettoIdIn=10`, { token: admin, headers: { accept: 'text/event-stream', 'last-event-id': `"${'a'.repeat(4095)}"` } });
+    expect([r.status, r.body.responseStatus.errorCode, r.body.responseStatus.errors[0].fieldName]).to.deep.equal([400, 'Length', 'Last-Event-ID']);
+  });
+
   it('keeps an installation\'s files current', async () => {
     const stream = await openStream(s, '/impianti/1/files', { authorization: `Bearer ${admin}` });
     try {

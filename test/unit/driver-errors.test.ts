@@ -1,6 +1,6 @@
 // Duplicate-key errors of both drivers, as they are raised, are recognised and named.
 import { expect } from 'chai';
-import { isTransient, retryTransient, translateDbError, uniqueViolation, violates } from '../../src/db/driver-errors.js';
+import { mayRunAgain, translateDbError, uniqueViolation, violates } from '../../src/db/driver-errors.js';
 
 const mysql = (key: string) => Object.assign(new Error(`insert into app_user ... - Duplicate entry 'mario' for key '${key}'`), { code: 'ER_DUP_ENTRY', errno: 1062, sqlMessage: `Duplicate entry 'mario' for key '${key}'` });
 const sqlite = (target: string, code = 'SQLITE_CONSTRAINT_UNIQUE') => Object.assign(new Error(`insert into app_user ... - UNIQUE constraint failed: ${target}`), { code });
@@ -27,30 +27,28 @@ describe('driver errors: unique violations', () => {
   }
 });
 
-describe('driver errors: lost lock races', () => {
-  const deadlock = () => Object.assign(new Error('Deadlock found when trying to get lock'), { code: 'ER_LOCK_DEADLOCK', errno: 1213 });
-
-  it('retries a deadlock victim and returns the later success', async () => {
-    let calls = 0;
-    const value = await retryTransient(async () => {
-      calls += 1;
-      if (calls < 3) throw deadlock();
-      return 'done';
+describe('driver errors: writes that may run again', () => {
+  const e = (props: Record<string, unknown>) => Object.assign(new Error('x'), props);
+  // [what, error, before COMMIT was sent, after it]
+  const table: Array<[string, unknown, boolean, boolean]> = [
+    ['a deadlock victim', e({ code: 'ER_LOCK_DEADLOCK', errno: 1213 }), true, true],
+    ["Galera's certification conflict (errno only)", e({ errno: 1213 }), true, true],
+    ['a lock wait given up', e({ code: 'ER_LOCK_WAIT_TIMEOUT', errno: 1205 }), true, true],
+    ['SQLite busy', e({ code: 'SQLITE_BUSY' }), true, true],
+    ['a lost connection', e({ code: 'PROTOCOL_CONNECTION_LOST', fatal: true }), true, false],
+    ['a reset connection', e({ code: 'ECONNRESET', errno: -104 }), true, false],
+    ['a node outside the primary component', e({ code: 'ER_UNKNOWN_COM_ERROR', errno: 1047 }), true, false],
+    ['a server shutting down', e({ code: 'ER_SERVER_SHUTDOWN', errno: 1053 }), true, false],
+    ['any fatal driver error', e({ fatal: true }), true, false],
+    ['a unique violation', e({ code: 'ER_DUP_ENTRY', errno: 1062 }), false, false],
+    ['a syntax error (a bug)', e({ code: 'ER_PARSE_ERROR', errno: 1064 }), false, false],
+    ['a plain error', new Error('boom'), false, false],
+  ];
+  for (const [name, err, before, after] of table) {
+    it(`${name}: ${before ? 'runs again' : 'answered'} before COMMIT, ${after ? 'runs again' : 'answered'} after`, () => {
+      expect([mayRunAgain(err, false), mayRunAgain(err, true)]).to.deep.equal([before, after]);
     });
-    expect([value, calls]).to.deep.equal(['done', 3]);
-  });
-
-  it('gives up after the last attempt with the driver error', async () => {
-    let calls = 0;
-    const err = await retryTransient(async () => { calls += 1; throw deadlock(); }, 2).catch((e: unknown) => e);
-    expect([isTransient(err), calls]).to.deep.equal([true, 2]);
-  });
-
-  it('does not retry anything else', async () => {
-    let calls = 0;
-    const err = await retryTransient(async () => { calls += 1; throw new Error('boom'); }).catch((e: unknown) => e);
-    expect([(err as Error).message, calls]).to.deep.equal(['boom', 1]);
-  });
+  }
 });
 
 describe('driver errors: translation', () => {

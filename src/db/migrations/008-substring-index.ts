@@ -5,6 +5,7 @@
 import type { Knex } from 'knex';
 import { searchCollation } from '../collation.js';
 import { dialectOf } from '../dialect.js';
+import { writeTransaction } from '../write-transaction.js';
 import { fillStatements, mysqlTrigramDeferral } from '../substring-index/substring-index-deferred.js';
 import { createIndexTable, indexesOf, positionsNeeded, positionsTable, trigramTriggerNames, trigramTriggers, type SubstringIndex } from '../substring-index/substring-index.js';
 
@@ -33,25 +34,20 @@ async function upSqlite(db: Knex, table: string): Promise<void> {
 }
 
 /**
- * MySQL: DDL commits at once, so writers are held off by LOCK TABLES instead while the
- * triggers are created and the index is filled (by sorting: autocommit off, not BEGIN, which
- * would release the locks). The fill reads the table as `t` and the positions as `p`.
+ * MySQL: DDL commits at once, so the triggers come first and the fill after them, in a
+ * transaction of its own: a row written from then on is indexed by its trigger, and the
+ * fill's INSERT ... SELECT reads the latest rows under InnoDB's shared locks, so no write
+ * falls between (IGNORE: its trigger may have put those grams there already). No LOCK
+ * TABLES, which a Galera cluster does not support; a write replicated from another node
+ * that meets the fill's locks aborts the fill, which runs again (write-transaction.ts).
  */
 async function upMysql(db: Knex, table: string, collation: string): Promise<void> {
   const own = indexesOf(table, indexes);
   for (const s of own) await createIndexTable(db, 'mysql', s, collation);
-  await db.transaction(async (trx) => {
-    const locks = [`\`${table}\` WRITE`, `\`${table}\` AS t READ`, `${positionsTable} AS p READ`, ...own.map((s) => `\`${s.index}\` WRITE`)];
-    await trx.raw(`LOCK TABLES ${locks.join(', ')}`);
-    try {
-      for (const s of own) for (const statement of trigramTriggers('mysql', s)) await trx.raw(statement);
-      await trx.raw('SET autocommit = 0');
-      for (const { sql, bindings } of mysqlTrigramDeferral(table, indexes).beforeCommit('all')) await trx.raw(sql, bindings);
-      await trx.raw('COMMIT');
-    } finally {
-      await trx.raw('UNLOCK TABLES');
-      await trx.raw('SET autocommit = 1');
-    }
+  for (const s of own) for (const statement of trigramTriggers('mysql', s)) await db.raw(statement);
+  const fill = mysqlTrigramDeferral(table, indexes).beforeCommit('all').map((s) => ({ ...s, sql: s.sql.replace(/^INSERT INTO/, 'INSERT IGNORE INTO') }));
+  await writeTransaction(db, async (trx) => {
+    for (const { sql, bindings } of fill) await trx.raw(sql, bindings);
   });
 }
 

@@ -2,7 +2,7 @@
 // lent one request at a time, each set up for the service's sessions before its first
 // statement, given up after `acquireTimeoutMs` in the queue (mysql2's pool queues without a
 // limit of time), and counted here for /metrics.
-import net from 'node:net';
+import type net from 'node:net';
 import { createPool, type Pool, type PoolConnection, type PoolOptions } from 'mysql2';
 import type { PoolFigures } from './read-executor.js';
 import { cancel, watch } from './statement-deadline.js';
@@ -20,7 +20,8 @@ export interface MysqlReadPool {
 }
 
 export interface MysqlReadPoolOptions {
-  readonly connection: PoolOptions & { readonly host: string; readonly port: number };
+  /** Its `stream` opens each connection's socket (db/nodes/node-set.ts). */
+  readonly connection: PoolOptions & { readonly stream: () => net.Socket };
   readonly max: number;
   readonly acquireTimeoutMs: number;
   readonly setup: SessionSetup;
@@ -29,36 +30,6 @@ export interface MysqlReadPoolOptions {
 /** The error of a request that waited `acquireTimeoutMs` for a connection; answered 503 (driver-errors.ts). */
 function acquireTimeout(ms: number): Error {
   return Object.assign(new Error(`No database connection within ${ms} ms`), { code: 'POOL_ACQUIRE_TIMEOUT' });
-}
-
-/**
- * A socket that is destroyed as soon as its side is shut: mysql2 closes a connection by
- * ending its stream, a half-close, and a hung server never answers that FIN, so the
- * descriptor would stay open.
- */
-class ClosingSocket extends net.Socket {
-  override end(...args: unknown[]): this {
-    (super.end as (...a: unknown[]) => this).apply(this, args);
-    this.destroy();
-    return this;
-  }
-}
-
-/** mysql2's pool, its sockets made here (its `stream` option) so that closing a connection closes its socket whole. */
-function poolWithOwnSockets(options: MysqlReadPoolOptions): Pool {
-  const { host, port } = options.connection;
-  return createPool({
-    ...options.connection,
-    connectionLimit: options.max,
-    stream: () => {
-      const socket = new ClosingSocket().connect(port, host);
-      // What mysql2 does for the sockets it makes itself: without it Nagle's algorithm holds
-      // each small statement packet back until the server's delayed ACK.
-      socket.setNoDelay(true);
-      socket.setKeepAlive(true);
-      return socket;
-    },
-  });
 }
 
 /** The pool's open connections, counted from its public events: a new connection, one that ended or failed. */
@@ -78,7 +49,7 @@ function openConnections(pool: Pool): () => number {
 }
 
 export function createMysqlReadPool(options: MysqlReadPoolOptions): MysqlReadPool {
-  const pool = poolWithOwnSockets(options);
+  const pool = createPool({ ...options.connection, connectionLimit: options.max });
   const discard = (conn: PoolConnection) => conn.destroy();
   const open = openConnections(pool);
   const ready = new WeakSet<PoolConnection>();

@@ -76,7 +76,7 @@ export const trigramTriggers = (dialect: Dialect, s: SubstringIndex): string[] =
 
 /**
  * Fills an empty index from its table in one statement: the migration's and the loaders' bulk
- * build. The MySQL form reads the table as `t` and the positions as `p` (LOCK TABLES names them).
+ * build. The MySQL form reads the table as `t` and the positions as `p` (the fill of a range names them).
  */
 export function fillStatement(dialect: Dialect, s: SubstringIndex): string {
   if (dialect === 'sqlite') return `INSERT INTO "${s.index}" (rowid, folded) SELECT id, fold("${s.column}") FROM "${s.table}" WHERE "${s.column}" IS NOT NULL`;
