@@ -55,6 +55,12 @@ export function connect(options: DbOptions): Knex {
   return db;
 }
 
+/** Probes the nodes of `db`'s cluster now (node-set.ts), for a read that met a lost node; nothing elsewhere. */
+export async function probeNodes(db: Knex): Promise<void> {
+  const target = targetOf.get(db);
+  if (target !== undefined && 'nodes' in target) await target.nodes.probeNow();
+}
+
 /** The nodes of `db`'s MySQL server or cluster and whether each takes connections; empty on SQLite. */
 export function nodeStates(db: Knex): readonly NodeState[] {
   const target = targetOf.get(db);

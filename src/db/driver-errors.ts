@@ -47,7 +47,8 @@ export const violates = (v: UniqueViolation, column: string): boolean =>
 // been applied (design.md §12, "A Galera cluster"):
 // - the database refused it whole, at any statement or at COMMIT: a deadlock victim or
 //   Galera's certification conflict (both ER_LOCK_DEADLOCK 1213), a lock wait given up
-//   (ER_LOCK_WAIT_TIMEOUT 1205), SQLite's SQLITE_BUSY;
+//   (ER_LOCK_WAIT_TIMEOUT 1205), a commit the node could not replicate, having lost the
+//   cluster's primary component (ER_ERROR_DURING_COMMIT 1180), SQLite's SQLITE_BUSY;
 // - or it failed before its COMMIT was sent: the connection was lost, the server was
 //   shutting down (ER_SERVER_SHUTDOWN 1053, ER_CONNECTION_KILLED 1927), or a Galera node
 //   outside the cluster's primary component refused the statement (ER_UNKNOWN_COM_ERROR
@@ -56,16 +57,30 @@ export const violates = (v: UniqueViolation, column: string): boolean =>
 // A connection lost after COMMIT was sent leaves the outcome unknown: that error is
 // answered, never retried, so no write is applied twice.
 
-const refusedWhole = new Set(['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT', 'SQLITE_BUSY']);
-const refusedWholeErrnos = new Set([1213, 1205]);
+const refusedWhole = new Set(['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT', 'ER_ERROR_DURING_COMMIT', 'SQLITE_BUSY']);
+const refusedWholeErrnos = new Set([1213, 1205, 1180]);
 const lostBeforeCommit = new Set(['PROTOCOL_CONNECTION_LOST', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ER_SERVER_SHUTDOWN', 'ER_CONNECTION_KILLED', 'ER_UNKNOWN_COM_ERROR']);
 const lostBeforeCommitErrnos = new Set([1047, 1053, 1927, 2013, 2006]);
 
 export function mayRunAgain(err: unknown, commitSent: boolean): boolean {
   const e = asDriverError(err);
   if (refusedWhole.has(String(e.code)) || refusedWholeErrnos.has(Number(e.errno))) return true;
-  if (commitSent) return false;
-  return lostBeforeCommit.has(String(e.code)) || lostBeforeCommitErrnos.has(Number(e.errno)) || e.fatal === true;
+  return !commitSent && lostNode(err);
+}
+
+/** The driver's error, also behind the ApiError that translateDbError made of it. */
+const driverErrorOf = (err: unknown): DriverError => asDriverError(err instanceof ApiError ? err.cause : err);
+
+/** No pooled connection came in time: Knex's KnexTimeoutError, the read pool's POOL_ACQUIRE_TIMEOUT. */
+export function noConnectionInTime(err: unknown): boolean {
+  const e = driverErrorOf(err);
+  return e.code === 'POOL_ACQUIRE_TIMEOUT' || (e.name === 'KnexTimeoutError' && typeof e.timeout !== 'number');
+}
+
+/** The connection, or the node behind it, was lost or refused the statement: another node may answer. */
+export function lostNode(err: unknown): boolean {
+  const e = driverErrorOf(err);
+  return lostBeforeCommit.has(String(e.code)) || lostBeforeCommitErrnos.has(Number(e.errno)) || e.fatal === true || e.code === 'ECONNREFUSED';
 }
 
 // ---- everything else -> the service's errors ---------------------------------------
@@ -83,7 +98,7 @@ const unavailableCodes = new Set([
   'PROTOCOL_CONNECTION_LOST', 'PROTOCOL_SEQUENCE_TIMEOUT', 'ER_CON_COUNT_ERROR', 'ER_SERVER_SHUTDOWN', 'ER_MAX_PREPARED_STMT_COUNT_REACHED',
   // A Galera node outside the primary component ("WSREP has not yet prepared node"), or a
   // certification conflict a write met on every attempt.
-  'ER_UNKNOWN_COM_ERROR', 'ER_CONNECTION_KILLED', 'ER_LOCK_DEADLOCK',
+  'ER_UNKNOWN_COM_ERROR', 'ER_CONNECTION_KILLED', 'ER_LOCK_DEADLOCK', 'ER_ERROR_DURING_COMMIT',
   'SQLITE_BUSY', 'SQLITE_IOERR', 'SQLITE_FULL',
 ]);
 

@@ -14,7 +14,8 @@
 // certification conflict or a node lost under a write costs a retry, not an error.
 import type { Knex } from 'knex';
 import { dialectOf } from './dialect.js';
-import { mayRunAgain } from './driver-errors.js';
+import { probeNodes } from './connect.js';
+import { lostNode, mayRunAgain } from './driver-errors.js';
 
 /** A write to the service's own scratch table that matches no row. */
 const takeWriteLock = 'DELETE FROM rate_limit_hit WHERE 0';
@@ -34,8 +35,10 @@ export async function writeTransaction<T>(db: Knex, work: (trx: Knex.Transaction
       });
     } catch (err) {
       if (attempt >= attempts || !mayRunAgain(err, commitSent)) throw err;
-      // Apart, at random, so that two writers that met once do not meet again.
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+      // A lost node is taken out before the next attempt (node-set.ts); two writers that met
+      // wait apart, at random, so that they do not meet again.
+      if (lostNode(err)) await probeNodes(db);
+      else await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
     }
   }
 }

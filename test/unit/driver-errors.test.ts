@@ -1,6 +1,6 @@
 // Duplicate-key errors of both drivers, as they are raised, are recognised and named.
 import { expect } from 'chai';
-import { mayRunAgain, translateDbError, uniqueViolation, violates } from '../../src/db/driver-errors.js';
+import { lostNode, mayRunAgain, noConnectionInTime, translateDbError, uniqueViolation, violates } from '../../src/db/driver-errors.js';
 
 const mysql = (key: string) => Object.assign(new Error(`insert into app_user ... - Duplicate entry 'mario' for key '${key}'`), { code: 'ER_DUP_ENTRY', errno: 1062, sqlMessage: `Duplicate entry 'mario' for key '${key}'` });
 const sqlite = (target: string, code = 'SQLITE_CONSTRAINT_UNIQUE') => Object.assign(new Error(`insert into app_user ... - UNIQUE constraint failed: ${target}`), { code });
@@ -35,6 +35,7 @@ describe('driver errors: writes that may run again', () => {
     ["Galera's certification conflict (errno only)", e({ errno: 1213 }), true, true],
     ['a lock wait given up', e({ code: 'ER_LOCK_WAIT_TIMEOUT', errno: 1205 }), true, true],
     ['SQLite busy', e({ code: 'SQLITE_BUSY' }), true, true],
+    ['a commit a Galera node could not replicate (no primary component)', e({ code: 'ER_ERROR_DURING_COMMIT', errno: 1180 }), true, true],
     ['a lost connection', e({ code: 'PROTOCOL_CONNECTION_LOST', fatal: true }), true, false],
     ['a reset connection', e({ code: 'ECONNRESET', errno: -104 }), true, false],
     ['a node outside the primary component', e({ code: 'ER_UNKNOWN_COM_ERROR', errno: 1047 }), true, false],
@@ -51,11 +52,23 @@ describe('driver errors: writes that may run again', () => {
   }
 });
 
+describe('driver errors: a read that may go to another node', () => {
+  const e = (props: Record<string, unknown>) => Object.assign(new Error('x'), props);
+  it('knows a lost node and a wait in vain for a connection, also behind the ApiError they were answered as', () => {
+    const cases = [e({ code: 'ECONNRESET' }), e({ code: 'ECONNREFUSED' }), e({ code: 'ER_UNKNOWN_COM_ERROR', errno: 1047 }), e({ code: 'POOL_ACQUIRE_TIMEOUT' }), e({ code: 'ER_PARSE_ERROR' })];
+    const seen = (f: (x: unknown) => boolean) => cases.map((c) => [f(c), f(translateDbError(c))]);
+    expect(seen(lostNode)).to.deep.equal([[true, true], [true, true], [true, true], [false, false], [false, false]]);
+    expect(seen(noConnectionInTime)).to.deep.equal([[false, false], [false, false], [false, false], [true, true], [false, false]]);
+  });
+});
+
 describe('driver errors: translation', () => {
   const table: Array<[string, unknown, string, number]> = [
     ['MariaDB statement timeout', Object.assign(new Error('max_statement_time exceeded'), { errno: 1969 }), 'QueryTimeout', 503],
     ['refused connection', Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }), 'ServiceUnavailable', 503],
     ['lost connection', Object.assign(new Error('Connection lost'), { code: 'PROTOCOL_CONNECTION_LOST' }), 'ServiceUnavailable', 503],
+    ['a Galera node outside the primary component', Object.assign(new Error('WSREP has not yet prepared node for application use'), { code: 'ER_UNKNOWN_COM_ERROR', errno: 1047 }), 'ServiceUnavailable', 503],
+    ['a commit a Galera node could not replicate', Object.assign(new Error('Error while appending streaming replication fragment'), { code: 'ER_ERROR_DURING_COMMIT', errno: 1180 }), 'ServiceUnavailable', 503],
     ['pool acquire timeout', Object.assign(new Error('Knex: Timeout acquiring a connection'), { name: 'KnexTimeoutError' }), 'ServiceUnavailable', 503],
     ['prepared statements exhausted', Object.assign(new Error("Can't create more than max_prepared_stmt_count statements"), { code: 'ER_MAX_PREPARED_STMT_COUNT_REACHED', errno: 1461 }), 'ServiceUnavailable', 503],
     // The read pool's own (src/db/reads/mysql-read-pool.ts).

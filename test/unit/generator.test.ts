@@ -183,12 +183,7 @@ describe('generator: refuses broken input tables', () => {
 describe('generator: --check detects drift', () => {
   const run = (...args: string[]) => spawnSync(process.execPath, [path.join(root, 'scripts/generate.mjs'), ...args], { encoding: 'utf8' });
 
-  it('the committed generated/ is current', () => {
-    const result = run('--check');
-    expect(result.status, result.stderr).to.equal(0);
-  });
-
-  it('fails on a stale copy, naming the files, and passes after regenerating', function () {
+  it('passes on a copy of the committed spec/ and generated/, fails once the spec moves on, naming the files, and passes after regenerating', function () {
     // Four runs of the generator, each a process of its own.
     this.timeout(120_000);
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'impianti-generate-'));
@@ -196,7 +191,8 @@ describe('generator: --check detects drift', () => {
       for (const dir of ['spec', 'generated']) fs.cpSync(path.join(root, dir), path.join(tmp, dir), { recursive: true });
       fs.mkdirSync(path.join(tmp, 'src/query'), { recursive: true });
       fs.copyFileSync(path.join(root, 'src/query/catalog-types.ts'), path.join(tmp, 'src/query/catalog-types.ts'));
-      expect(run('--check', '--root', tmp).status).to.equal(0);
+      const committed = run('--check', '--root', tmp);
+      expect(committed.status, `the committed generated/ is stale: ${committed.stderr}`).to.equal(0);
 
       // The file ends inside the last DTO's field list, so this adds a field row to it.
       fs.appendFileSync(path.join(tmp, 'spec/query-dtos.yaml'), '      - { name: Note, column: note, family: string, nullable: true, length: 200 }\n');

@@ -33,6 +33,8 @@ export interface NodeSet {
   socket(): net.Socket;
   /** The nodes and whether each takes connections now, for /ready and /metrics. */
   states(): readonly NodeState[];
+  /** Probes every node now, for a caller that met a lost node; resolves within the probe's timeout. */
+  probeNow(): Promise<void>;
   close(): void;
 }
 
@@ -61,7 +63,8 @@ interface Member {
   usable: boolean;
   readonly sockets: Set<net.Socket>;
   probe: Connection | undefined;
-  probing: boolean;
+  /** The probe in flight, which a second asker waits for rather than starting another. */
+  probing: Promise<void> | undefined;
 }
 
 function openSocket(node: DbNode): net.Socket {
@@ -74,7 +77,7 @@ function openSocket(node: DbNode): net.Socket {
 }
 
 export function createNodeSet(target: MysqlTarget, options: NodeSetOptions): NodeSet {
-  const members: Member[] = target.nodes.map((node) => ({ node, name: nameOf(node), usable: true, sockets: new Set(), probe: undefined, probing: false }));
+  const members: Member[] = target.nodes.map((node) => ({ node, name: nameOf(node), usable: true, sockets: new Set(), probe: undefined, probing: undefined }));
   const clustered = members.length > 1;
   let turn = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -106,20 +109,21 @@ export function createNodeSet(target: MysqlTarget, options: NodeSetOptions): Nod
     return s;
   };
 
-  const probe = (m: Member) => {
-    if (m.probing) return;
-    m.probing = true;
-    const conn = m.probe ?? openProbe(m);
-    conn.query({ sql: probeSql, timeout: options.probeTimeoutMs }, (err, rows) => {
-      m.probing = false;
-      if (err) {
-        conn.destroy();
-        if (m.probe === conn) m.probe = undefined;
-        return setUsable(m, false);
-      }
-      setUsable(m, usableByStatus(rows as Array<{ Variable_name: string; Value: string }>));
-    });
-  };
+  const probe = (m: Member): Promise<void> =>
+    (m.probing ??= new Promise<void>((resolve) => {
+      const conn = m.probe ?? openProbe(m);
+      conn.query({ sql: probeSql, timeout: options.probeTimeoutMs }, (err, rows) => {
+        m.probing = undefined;
+        if (err) {
+          conn.destroy();
+          if (m.probe === conn) m.probe = undefined;
+          setUsable(m, false);
+        } else {
+          setUsable(m, usableByStatus(rows as Array<{ Variable_name: string; Value: string }>));
+        }
+        resolve();
+      });
+    }));
 
   const openProbe = (m: Member): Connection => {
     const conn = createConnection({
@@ -140,7 +144,7 @@ export function createNodeSet(target: MysqlTarget, options: NodeSetOptions): Nod
   };
 
   if (clustered) {
-    timer = setInterval(() => members.forEach(probe), options.probeMs);
+    timer = setInterval(() => members.forEach((m) => void probe(m)), options.probeMs);
     timer.unref();
   }
 
@@ -148,6 +152,9 @@ export function createNodeSet(target: MysqlTarget, options: NodeSetOptions): Nod
     clustered,
     socket,
     states: () => members.map((m) => ({ node: m.name, usable: m.usable })),
+    probeNow: async () => {
+      if (clustered) await Promise.all(members.map(probe));
+    },
     close() {
       if (timer !== undefined) clearInterval(timer);
       for (const m of members) m.probe?.destroy();

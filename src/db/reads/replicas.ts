@@ -6,8 +6,8 @@
 // unreachable or more than REPLICA_MAX_LAG_MS behind.
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { connect, disconnect } from '../connect.js';
-import { translateDbError } from '../driver-errors.js';
+import { connect, disconnect, nodeStates, probeNodes } from '../connect.js';
+import { lostNode, noConnectionInTime, translateDbError } from '../driver-errors.js';
 import { closeReads } from './select.js';
 
 export interface ReplicaHealth {
@@ -55,10 +55,22 @@ const nameOf = (url: string): string => {
 /** Every read on the primary: SQLite, or MySQL without DATABASE_REPLICA_URLS. Closing it closes the primary's read connections. */
 export function primaryOnly(primary: Knex): Reads {
   let primaryReads = 0;
+  const nodes = nodeStates(primary).length;
   return {
-    run: (work) => {
+    run: async (work) => {
       primaryReads++;
-      return work(primary);
+      // On a cluster a read that met a lost node, or waited in vain for a connection while a
+      // paused one was being taken out, has the nodes probed at once, which takes a lost one
+      // out and closes its connections, and runs again, up to once per node (design.md §12).
+      // `work` has sent nothing yet.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await work(primary);
+        } catch (err) {
+          if (attempt >= nodes || !(lostNode(err) || noConnectionInTime(err))) throw err;
+          await probeNodes(primary);
+        }
+      }
     },
     primaryReads: () => primaryReads,
     health: () => [],
