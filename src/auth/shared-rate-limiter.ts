@@ -38,7 +38,7 @@ export function createSharedRateLimiter(db: Knex, bucket: string, limit: number,
       // Windows before the current one are never read again: one node a window clears them.
       if (window > swept) {
         swept = window;
-        await db('rate_limit_hit').where('window_start', '<', window).del();
+        await writeTransaction(db, (trx) => trx('rate_limit_hit').where('window_start', '<', window).del());
       }
       return decision(limit, hits, hits <= limit, now, windowMs);
     }),

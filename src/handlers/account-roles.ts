@@ -4,6 +4,7 @@ import type { AccountsContext } from '../auth/accounts-context.js';
 import { forbidden, unauthorized } from '../auth/auth-errors.js';
 import { hasRole, isRole, roles as knownRoles, type Role } from '../auth/roles.js';
 import { addRoles, findUser, removeRoles, rolesOf } from '../auth/user-store.js';
+import { writeTransaction } from '../db/write-transaction.js';
 import { ApiError, type FieldError } from '../errors/api-error.js';
 import type { HandlerMap, Response } from '../http/operation.js';
 
@@ -30,7 +31,8 @@ export function rolesHandler(ctx: AccountsContext, change: 'assign' | 'unassign'
     const user = await findUser(db, userName);
     if (!user) throw ApiError.of('NotFound', 'User does not exist');
     const requested: readonly Role[] = roles;
-    await (change === 'assign' ? addRoles : removeRoles)(db, user.id, requested);
+    // Idempotent, so a write the cluster refused whole, or a lost node, costs a retry (design.md §12).
+    await writeTransaction(db, (trx) => (change === 'assign' ? addRoles : removeRoles)(trx, user.id, requested));
     logger.info({ event: `auth.roles-${change}`, userId: user.id, roles: requested, by: req.principal.userId }, 'roles changed');
     // The service has no permissions; ServiceStack clients expect the list (design.md §11).
     return { body: { allRoles: await rolesOf(db, user.id), allPermissions: [] } };

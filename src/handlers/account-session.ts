@@ -4,6 +4,7 @@ import type { AccountsContext } from '../auth/accounts-context.js';
 import { unauthorized } from '../auth/auth-errors.js';
 import { refreshSession, revokeSession } from '../auth/session-store.js';
 import { rolesOf } from '../auth/user-store.js';
+import { writeTransaction } from '../db/write-transaction.js';
 import { ApiError } from '../errors/api-error.js';
 import type { Principal } from '../auth/roles.js';
 import type { HandlerMap, Response } from '../http/operation.js';
@@ -34,7 +35,7 @@ export async function signOut(ctx: AccountsContext, principal: Principal | null)
   const { db, clock, logger } = ctx.deps;
   if (!principal) throw unauthorized();
   // Idempotent: revoking a revoked session changes nothing and still answers {}.
-  await revokeSession(db, principal.sessionId, clock());
+  await writeTransaction(db, (trx) => revokeSession(trx, principal.sessionId, clock()));
   logger.info({ event: 'auth.logout', userId: principal.userId, sessionId: principal.sessionId }, 'signed out');
   return { body: {} };
 }
