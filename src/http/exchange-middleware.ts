@@ -13,18 +13,13 @@ export function exchanges(logger: Logger, trust: TrustProxy, finished: Finished)
     const supplied = req.headers['x-request-id'];
     const ex = new Exchange(req, res, requestIdOf(typeof supplied === 'string' ? supplied : undefined), logger, trust);
     res.locals['exchange'] = ex;
-    // 'finish' when the answer was sent whole; 'close' alone when the client left first (a
-    // live answer's usual end, an export cut short), which is logged and counted too.
-    let answered = false;
-    const done = () => {
-      if (answered) return;
-      answered = true;
+    // 'close' follows every answer, sent whole or cut short by the client (a live answer's
+    // usual end, an export cut short), so one listener logs and counts each.
+    res.on('close', () => {
       const seconds = (performance.now() - ex.started) / 1000;
       finished(ex, seconds);
       logAnswered(logger, ex, seconds);
-    };
-    res.once('finish', done);
-    res.once('close', done);
+    });
     next();
   };
 }

@@ -62,6 +62,14 @@ export class Exchange {
     return (this.pairs ??= this.search === '' ? [] : [...new URLSearchParams(this.search)]);
   }
 
+  /**
+   * Drops the decoded query, which is read again from the target if asked: a live answer
+   * keeps its Exchange as long as the stream is open (design.md §7, "Live answers").
+   */
+  forgetQuery(): void {
+    this.pairs = undefined;
+  }
+
   /** An edge parameter (format, callback): names are case-insensitive like everything else. */
   queryValue(name: string): string | undefined {
     return this.query.find(([k]) => k.toLowerCase() === name)?.[1];

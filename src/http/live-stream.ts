@@ -2,11 +2,12 @@
 // Accept: text/event-stream, the request passes every check of the plain GET and its first
 // read, and only then becomes a Server-Sent Events stream, whose events the process's
 // LiveHub (src/live/live-hub.ts) sends.
+import type { ServerResponse } from 'node:http';
 import { concurrencyLimitFields } from '../auth/rate-limit-fields.js';
 import { bearerExpiresAt } from '../auth/token-expiry.js';
 import type { Principal } from '../auth/roles.js';
 import { ApiError } from '../errors/api-error.js';
-import type { LiveAnswer, LiveHub, LiveSink } from '../live/live-hub.js';
+import type { LiveAnswer, LiveHub, LiveSink, Subscribed } from '../live/live-hub.js';
 import type { Exchange } from './exchange.js';
 import { ifNoneMatchMaxLength } from './entity-tag.js';
 import type { Conditional, NotModified, OperationResponse } from './operation.js';
@@ -63,10 +64,52 @@ const answerOf = (result: OperationResponse | NotModified): LiveAnswer => ({
 // `private`, as on every answer of a tagged operation (design.md §7): the events depend on the caller's token.
 const streamHeaders = ['Content-Type', 'text/event-stream; charset=utf-8', 'Cache-Control', 'private, no-cache', 'X-Accel-Buffering', 'no'];
 
+/** The same for every stream, so 10,000 streams share one string. */
+const expiredData = toJson({ responseStatus: { errorCode: 'TokenExpired', message: 'The access token expired: reconnect with a fresh one and Last-Event-ID', errors: [] } });
+
+/** One stream's events on its response: an object per stream, with no closure over the request. */
+class ResponseSink implements LiveSink {
+  constructor(private readonly res: ServerResponse) {}
+
+  private open(): void {
+    if (!this.res.headersSent) this.res.writeHead(200, streamHeaders);
+  }
+
+  write(text: string): boolean {
+    const { res } = this;
+    if (res.destroyed) return false;
+    this.open();
+    if (res.writableLength + text.length > maxUnsentBytes) return false;
+    res.write(text);
+    return true;
+  }
+
+  end(text?: string): void {
+    if (this.res.destroyed) return;
+    this.open();
+    if (text === undefined) this.res.destroy();
+    else this.res.end(text);
+  }
+}
+
+function tooMany(limit: number): ApiError {
+  return ApiError.of('TooManyRequests', 'Too many live answers are open here; try again later', {
+    'Retry-After': String(retryAfterSeconds),
+    ...concurrencyLimitFields('live', limit, 0, retryAfterSeconds),
+  });
+}
+
+/** Ends the subscription when the client leaves; a function of its own, so the listener holds nothing else. */
+function unsubscribeOnClose(res: ServerResponse, subscribed: Subscribed): void {
+  if (res.destroyed || res.writableEnded) subscribed.unsubscribe();
+  else res.on('close', () => subscribed.unsubscribe());
+}
+
 /**
  * Serves the live form of `operationId` for `principal`'s `dto`. `read` runs the handler as
  * the plain GET would, with `conditional`; its failure before the stream starts is answered
- * as the GET's (thrown).
+ * as the GET's (thrown). Resolves once the stream is open: the request, its DTO and `read`
+ * are not kept for the stream's lifetime, only the response and its subscription are.
  */
 export async function serveLive(
   ex: Exchange,
@@ -75,12 +118,7 @@ export async function serveLive(
   read: (conditional: Conditional) => Promise<OperationResponse | NotModified>,
 ): Promise<void> {
   const { hub } = live;
-  const full = () =>
-    ApiError.of('TooManyRequests', 'Too many live answers are open here; try again later', {
-      'Retry-After': String(retryAfterSeconds),
-      ...concurrencyLimitFields('live', hub.limit, 0, retryAfterSeconds),
-    });
-  if (!hub.hasRoom()) throw full();
+  if (!hub.hasRoom()) throw tooMany(hub.limit);
   const lastEventId = ex.header('last-event-id');
   // The tag it names is read as If-None-Match is, under the same bound, named for this header.
   if (lastEventId !== undefined && lastEventId.length > ifNoneMatchMaxLength) {
@@ -88,47 +126,27 @@ export async function serveLive(
   }
   // A client resuming with the current tag costs one version read, as a 304 does.
   const first = await read({ ifNoneMatch: lastEventId, representation: 'json' });
+  ex.forgetQuery();
   const { res } = ex;
-  const open = () => {
-    if (!res.headersSent) res.writeHead(200, streamHeaders);
-  };
-  const sink: LiveSink = {
-    write(text) {
-      if (res.destroyed) return false;
-      open();
-      if (res.writableLength + text.length > maxUnsentBytes) return false;
-      res.write(text);
-      return true;
-    },
-    end(text) {
-      if (res.destroyed) return;
-      open();
-      if (text === undefined) res.destroy();
-      else res.end(text);
-    },
-  };
+  const sink = new ResponseSink(res);
   const roles = [...(request.principal?.roles ?? [])].sort().join(',');
   const subscribed = hub.subscribe(
     {
       key: `${request.operationId} ${roles} json ${canonical(request.dto)}`,
       tables: live.tablesOf(request.operationId) ?? [],
-      read: async () => answerOf(await read({ ifNoneMatch: undefined, representation: 'json' })),
+      read: rerun(read),
     },
     sink,
-    {
-      lastEventId,
-      seed: answerOf(first),
-      expiresAt: bearerExpiresAt(request.authorization),
-      expiredData: toJson({ responseStatus: { errorCode: 'TokenExpired', message: 'The access token expired: reconnect with a fresh one and Last-Event-ID', errors: [] } }),
-    },
+    { lastEventId, seed: answerOf(first), expiresAt: bearerExpiresAt(request.authorization), expiredData },
   );
-  if (!subscribed.ok) throw full();
-  open();
+  if (!subscribed.ok) throw tooMany(hub.limit);
   // The status line and headers go now, whether or not a first event follows them.
+  if (!res.headersSent) res.writeHead(200, streamHeaders);
   res.flushHeaders();
-  await new Promise<void>((resolve) => {
-    if (res.destroyed || res.writableEnded) return resolve();
-    res.once('close', () => resolve());
-  });
-  subscribed.unsubscribe();
+  unsubscribeOnClose(res, subscribed);
+}
+
+/** The group's later reads: the plain GET's, unconditional. Kept by the hub for the first subscriber's request only. */
+function rerun(read: (conditional: Conditional) => Promise<OperationResponse | NotModified>): () => Promise<LiveAnswer> {
+  return async () => answerOf(await read({ ifNoneMatch: undefined, representation: 'json' }));
 }

@@ -3,6 +3,7 @@
 // for every subscription of the process at once, which requests must run again. A write by
 // any path on any node moves a version, so it reaches every node's subscribers within the
 // interval plus the query's own time.
+import { ExpiryTimers, type ExpiryInstant } from './expiry-timers.js';
 import { answerEvent, heartbeat, namedEvent, retryField } from './live-events.js';
 
 /**
@@ -48,13 +49,6 @@ export interface LiveFigures {
   readonly reruns: number;
 }
 
-interface Subscription {
-  readonly sink: LiveSink;
-  /** The tag the client holds: nothing is sent while the answer keeps it. */
-  held: string | undefined;
-  expiry: NodeJS.Timeout | undefined;
-}
-
 interface Group {
   readonly read: LiveRead;
   readonly subscriptions: Set<Subscription>;
@@ -66,7 +60,11 @@ interface Group {
   failing: boolean;
 }
 
-export type Subscribed = { readonly ok: true; readonly unsubscribe: () => void } | { readonly ok: false };
+/** An open subscription; `unsubscribe` ends it when its client leaves. */
+export interface Subscribed {
+  readonly ok: true;
+  unsubscribe(): void;
+}
 
 export interface SubscribeOptions {
   /** The tag the client holds (Last-Event-ID): no first event while the answer keeps it. */
@@ -78,8 +76,37 @@ export interface SubscribeOptions {
   readonly expiredData?: string;
 }
 
+// A class, so that an open stream costs the hub one small object and no closure (design.md §7, "Live answers").
+class Subscription implements Subscribed {
+  expiry: ExpiryInstant<Subscription> | undefined = undefined;
+
+  constructor(
+    private readonly hub: LiveHub,
+    readonly group: Group,
+    readonly sink: LiveSink,
+    /** The tag the client holds: nothing is sent while the answer keeps it. */
+    public held: string | undefined,
+    readonly expiredData: string | undefined,
+  ) {}
+
+  get ok(): true {
+    return true;
+  }
+
+  unsubscribe(): void {
+    this.hub.remove(this);
+  }
+}
+
+/** How many streams a heartbeat writes to in one turn of the event loop. */
+const beatSlice = 256;
+
 export class LiveHub {
   private readonly groups = new Map<string, Group>();
+  private readonly expiries = new ExpiryTimers<Subscription>((s) => {
+    this.remove(s);
+    s.sink.end(namedEvent('expired', s.expiredData ?? '{}'));
+  });
   private count = 0;
   private reruns = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -107,32 +134,23 @@ export class LiveHub {
    * Opens a subscription: its first event is the current answer, unless the client holds its
    * tag; later events follow each change of the tag. Past the cap, `ok: false`.
    */
-  subscribe(read: LiveRead, sink: LiveSink, opts: SubscribeOptions = {}): Subscribed {
+  subscribe(read: LiveRead, sink: LiveSink, opts: SubscribeOptions = {}): Subscribed | { readonly ok: false } {
     if (!this.hasRoom()) return { ok: false };
     let group = this.groups.get(read.key);
     if (group === undefined) {
       group = { read, subscriptions: new Set(), versions: undefined, answer: opts.seed, running: undefined, failing: false };
       this.groups.set(read.key, group);
     }
-    const subscription: Subscription = { sink, held: opts.lastEventId, expiry: undefined };
+    const subscription = new Subscription(this, group, sink, opts.lastEventId, opts.expiredData);
     group.subscriptions.add(subscription);
     this.count++;
-    const unsubscribe = () => this.remove(group, subscription);
-    if (opts.expiresAt !== undefined) {
-      // setTimeout's bound: a token valid for longer than 24 days is checked again then.
-      const ms = Math.min(Math.max(0, opts.expiresAt - Date.now()), 2 ** 31 - 1);
-      subscription.expiry = setTimeout(() => {
-        this.remove(group, subscription);
-        sink.end(namedEvent('expired', opts.expiredData ?? '{}'));
-      }, ms);
-      subscription.expiry.unref();
-    }
+    if (opts.expiresAt !== undefined) subscription.expiry = this.expiries.add(opts.expiresAt, subscription);
     // A seed read as a 304 carries the tag alone: a client that does not hold it needs the rows.
     const known = group.answer !== undefined && (group.answer.data !== undefined || group.answer.tag === subscription.held);
-    if (known && group.running === undefined) this.deliver(group, subscription);
+    if (known && group.running === undefined) this.deliver(subscription);
     else void this.run(group);
     this.start();
-    return { ok: true, unsubscribe };
+    return subscription;
   }
 
   /** Ends every stream with a `retry:` hint, so clients come back once another node (or this one, restarted) serves. */
@@ -140,40 +158,41 @@ export class LiveHub {
     this.closed = true;
     clearTimeout(this.timer);
     clearInterval(this.beat);
+    this.expiries.clear();
     for (const group of this.groups.values()) {
-      for (const s of group.subscriptions) {
-        clearTimeout(s.expiry);
-        s.sink.end(retryField(retryMs));
-      }
+      for (const s of group.subscriptions) s.sink.end(retryField(retryMs));
+      group.subscriptions.clear();
     }
     this.groups.clear();
     this.count = 0;
   }
 
-  private remove(group: Group, subscription: Subscription): void {
+  /** Ends `subscription` (its client left, or it was dropped or expired); a second call does nothing. */
+  remove(subscription: Subscription): void {
+    const { group, expiry } = subscription;
     if (!group.subscriptions.delete(subscription)) return;
-    clearTimeout(subscription.expiry);
+    if (expiry !== undefined) this.expiries.remove(expiry, subscription);
     this.count--;
     if (group.subscriptions.size === 0 && this.groups.get(group.read.key) === group) this.groups.delete(group.read.key);
     if (this.count === 0) this.stop();
   }
 
   /** Sends the group's answer to one subscriber, unless it holds that tag already and nothing failed since (`again`). */
-  private deliver(group: Group, subscription: Subscription, again = false): void {
-    const answer = group.answer!;
+  private deliver(subscription: Subscription, again = false): void {
+    const answer = subscription.group.answer!;
     if ((!again && answer.tag !== undefined && answer.tag === subscription.held) || answer.data === undefined) return;
     subscription.held = answer.tag;
-    if (!subscription.sink.write(answerEvent(answer.tag, answer.data))) this.drop(group, subscription);
+    if (!subscription.sink.write(answerEvent(answer.tag, answer.data))) this.drop(subscription);
   }
 
   /** A client that stopped reading: its stream is cut (`end` without text), and nothing more is kept for it. */
-  private drop(group: Group, subscription: Subscription): void {
-    this.remove(group, subscription);
+  private drop(subscription: Subscription): void {
+    this.remove(subscription);
     subscription.sink.end();
   }
 
   private broadcast(group: Group, text: string): void {
-    for (const s of [...group.subscriptions]) if (!s.sink.write(text)) this.drop(group, s);
+    for (const s of [...group.subscriptions]) if (!s.sink.write(text)) this.drop(s);
   }
 
   /** Runs the group's read once, however many ask meanwhile, and sends the answer to whoever does not hold it. */
@@ -188,7 +207,7 @@ export class LiveHub {
         group.answer = answer;
         // Every subscriber not holding this tag gets it, those who joined while it ran included;
         // after an `unavailable` event every subscriber gets the answer again: the outage is over.
-        for (const s of [...group.subscriptions]) this.deliver(group, s, wasFailing);
+        for (const s of [...group.subscriptions]) this.deliver(s, wasFailing);
       } catch (err) {
         if (!group.failing) this.broadcast(group, namedEvent('unavailable', this.options.failureData(err)));
         group.failing = true;
@@ -202,9 +221,23 @@ export class LiveHub {
   private start(): void {
     if (this.timer !== undefined || this.closed) return;
     this.timer = setTimeout(() => void this.tick(), this.options.intervalMs);
-    this.beat ??= setInterval(() => {
-      for (const group of this.groups.values()) this.broadcast(group, heartbeat);
-    }, this.options.heartbeatMs);
+    this.beat ??= setInterval(() => void this.beatAll(), this.options.heartbeatMs);
+  }
+
+  /**
+   * A comment to every stream, `beatSlice` streams per turn of the event loop: node sends a
+   * turn's writes after it, so their buffers die young instead of 10,000 streams' piling up.
+   */
+  private async beatAll(): Promise<void> {
+    let written = 0;
+    for (const group of [...this.groups.values()]) {
+      for (const s of [...group.subscriptions]) {
+        if (this.closed) return;
+        if (!group.subscriptions.has(s)) continue;
+        if (!s.sink.write(heartbeat)) this.drop(s);
+        if (++written % beatSlice === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+    }
   }
 
   private stop(): void {

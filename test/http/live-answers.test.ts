@@ -161,6 +161,23 @@ forEachDialect('live answers', (dialect) => {
       await Promise.all(open.map((o) => o.close()));
     }
   });
+
+  it('lets a stream go when its client leaves: the hub forgets it, and the request is counted once', async () => {
+    const counted = async () => {
+      const metrics = await (await fetch(`${s.baseUrl}/metrics`)).text();
+      const line = /^http_requests_total\{operation="SoggettoRecapitoQueryGet",method="GET",status="200"\} (\d+)$/m.exec(metrics);
+      return { text: metrics, requests: Number(line?.[1] ?? 0) };
+    };
+    const before = (await counted()).requests;
+    const stream = await openStream(s, `${path}?soggettoIdIn=12`, { authorization: `Bearer ${admin}` });
+    await stream.next(1);
+    expect((await counted()).requests, 'an open stream is not counted yet').to.equal(before);
+    await stream.close();
+    let now = await counted();
+    for (let i = 0; i < 50 && !/^live_subscriptions 0$/m.test(now.text); i++) now = (await new Promise((r) => setTimeout(r, 20)), await counted());
+    expect(now.text).to.match(/^live_subscriptions 0$/m).and.match(/^live_requests 0$/m);
+    expect(now.requests).to.equal(before + 1);
+  });
 });
 
 forEachDialect('live answers: the token\'s expiry', (dialect) => {

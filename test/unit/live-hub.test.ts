@@ -104,6 +104,31 @@ describe('live answers: the hub', () => {
     expect(w.hub.figures().subscriptions).to.equal(0);
   });
 
+  it('ends every subscription whose token expires at one instant, but not one that left before', async () => {
+    const w = world();
+    const [a, b, left] = [sink(), sink(), sink()];
+    const at = Date.now() + 30;
+    for (const s of [a, b]) w.hub.subscribe(w.read('q'), s, { expiresAt: at, expiredData: '{}' });
+    const gone = w.hub.subscribe(w.read('q'), left, { expiresAt: at, expiredData: '{}' });
+    if (gone.ok) gone.unsubscribe();
+    await settle(80);
+    expect([a.ended, b.ended, left.ended]).to.deep.equal(['event: expired\ndata: {}\n\n', 'event: expired\ndata: {}\n\n', false]);
+    expect(w.hub.figures()).to.include({ subscriptions: 0, requests: 0 });
+  });
+
+  it('counts a subscription once however often it is ended', async () => {
+    const w = world();
+    const kept = w.hub.subscribe(w.read('q'), sink());
+    const ended = w.hub.subscribe(w.read('q'), sink());
+    if (!ended.ok || !kept.ok) throw new Error('refused');
+    ended.unsubscribe();
+    ended.unsubscribe();
+    expect(w.hub.figures()).to.include({ subscriptions: 1, requests: 1 });
+    w.hub.close(0);
+    kept.unsubscribe();
+    expect(w.hub.figures().subscriptions).to.equal(0);
+  });
+
   it('drops a client that stopped reading', async () => {
     const w = world();
     const slow = sink(true);
@@ -138,6 +163,27 @@ describe('live answers: the hub', () => {
     w.hub.subscribe(w.read('q'), s);
     w.hub.close(1500);
     expect(s.ended).to.equal('retry: 1500\n\n');
+  });
+
+  it('sends the heartbeat to every stream, a slice of them per turn of the event loop', async () => {
+    const w = world();
+    const hub = new LiveHub({ intervalMs: 60_000, heartbeatMs: 30, maxSubscriptions: 10_000, readVersions: async () => new Map(), failureData: () => '{}' });
+    const sinks = Array.from({ length: 1_000 }, () => sink());
+    const subscribed = sinks.map((s, i) => hub.subscribe(w.read(`q${i % 10}`), s));
+    const beats = (s: { readonly events: string[] }) => s.events.filter((e) => e === ': keep-alive\n\n').length;
+    const until = async (done: () => boolean) => {
+      for (let i = 0; i < 200 && !done(); i++) await settle(10);
+    };
+    await until(() => sinks.every((s) => beats(s) >= 1));
+    expect(sinks.filter((s) => beats(s) >= 1)).to.have.length(1_000);
+    const left = subscribed[0]!;
+    if (left.ok) left.unsubscribe();
+    const [before, last] = [beats(sinks[0]!), beats(sinks[999]!)];
+    // Two more beats of the last stream: a whole sweep has run since the first one left.
+    await until(() => beats(sinks[999]!) >= last + 2);
+    expect(beats(sinks[999]!)).to.be.at.least(last + 2);
+    expect(beats(sinks[0]!), 'none after it left').to.equal(before);
+    hub.close(0);
   });
 
   it('runs each affected request once for 10,000 subscribers over 100 requests when one table moves', async () => {
