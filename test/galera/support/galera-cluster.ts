@@ -41,10 +41,10 @@ export const defaultProviderOptions = withOverrides([
   'gcache.size=64M',
 ], process.env['GALERA_PROVIDER_OPTIONS']);
 
-/** evs.suspect_timeout of the options in force, in ms: the floor under a write stall after a node's loss. */
-export const suspectTimeoutMs = ((): number => {
-  const m = /^evs\.suspect_timeout=PT([\d.]+)S$/.exec(defaultProviderOptions.find((o) => o.startsWith('evs.suspect_timeout=')) ?? '');
-  return m ? Number(m[1]) * 1000 : 5000;
+/** evs.inactive_timeout of the options in force, in ms: by then a lost node is out of the view. */
+export const inactiveTimeoutMs = ((): number => {
+  const m = /^evs\.inactive_timeout=PT([\d.]+)S$/.exec(defaultProviderOptions.find((o) => o.startsWith('evs.inactive_timeout=')) ?? '');
+  return m ? Number(m[1]) * 1000 : 15_000;
 })();
 
 function withOverrides(options: readonly string[], overrides: string | undefined): string[] {
