@@ -32,8 +32,8 @@ export interface DbOptions {
   readonly onNodeChange?: (state: NodeState) => void;
 }
 
-// A Galera node that stops answering is out within a probe's timeout plus its interval:
-// the 2 s in which writes answer again after a node's loss (design.md §12).
+// A Galera node that stops answering is out within a probe's timeout plus its interval, well
+// inside the time Galera itself takes to drop it from the view (design.md §12).
 const nodeProbeMs = 500;
 const nodeProbeTimeoutMs = 1000;
 

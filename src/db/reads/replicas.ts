@@ -6,6 +6,7 @@
 // unreachable or more than REPLICA_MAX_LAG_MS behind.
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import { nameOf as nodeName, parseMysqlUrl } from '../../database-url.js';
 import { connect, disconnect, nodeStates, probeNodes } from '../connect.js';
 import { lostNode, noConnectionInTime, translateDbError } from '../driver-errors.js';
 import { closeReads } from './select.js';
@@ -47,10 +48,8 @@ interface Replica {
   reads: number;
 }
 
-const nameOf = (url: string): string => {
-  const u = new URL(url);
-  return `${u.hostname}:${u.port || 3306}`;
-};
+/** `host:port` of a replica's URL, read as DATABASE_URL is (database-url.ts). */
+const nameOf = (url: string): string => parseMysqlUrl(url).nodes.map(nodeName).join(',');
 
 /** Every read on the primary: SQLite, or MySQL without DATABASE_REPLICA_URLS. Closing it closes the primary's read connections. */
 export function primaryOnly(primary: Knex): Reads {
