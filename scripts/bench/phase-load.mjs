@@ -75,10 +75,10 @@ async function timed(work) {
 }
 
 async function migrated(appRoot, options) {
-  const { connect } = await import(new URL('dist/src/db/connect.js', appRoot));
+  const { connect, disconnect } = await import(new URL('dist/src/db/connect.js', appRoot));
   const { migrate } = await import(new URL('dist/src/db/migrate.js', appRoot));
   const db = connect(options);
-  try { await migrate(db); } finally { await db.destroy(); }
+  try { await migrate(db); } finally { await disconnect(db); }
 }
 
 async function sqliteRuns(appRoot, out, file, rows, log) {
@@ -108,10 +108,10 @@ async function sqliteRuns(appRoot, out, file, rows, log) {
 
 /** Takes the substring index (design.md §8) off a migrated database: its migration's own down(). */
 async function withoutSubstringIndex(appRoot, options) {
-  const { connect } = await import(new URL('dist/src/db/connect.js', appRoot));
+  const { connect, disconnect } = await import(new URL('dist/src/db/connect.js', appRoot));
   const migration = await import(new URL('dist/src/db/migrations/008-substring-index.js', appRoot));
   const db = connect(options);
-  try { await migration.down(db); } finally { await db.destroy(); }
+  try { await migration.down(db.knex, db); } finally { await disconnect(db); }
 }
 
 /**

@@ -34,13 +34,13 @@ function* tablesOf(size) {
 }
 
 async function migrate(connection) {
-  const { connect } = await import(new URL('dist/src/db/connect.js', appRoot()));
+  const { connect, disconnect } = await import(new URL('dist/src/db/connect.js', appRoot()));
   const { migrate: run } = await import(new URL('dist/src/db/migrate.js', appRoot()));
   const db = connect(connection);
   try {
     await run(db);
   } finally {
-    await db.destroy();
+    await disconnect(db);
   }
 }
 

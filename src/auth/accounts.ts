@@ -9,7 +9,6 @@ import type { AccountsContext } from './accounts-context.js';
 import { bootstrapAdmin } from './bootstrap-admin.js';
 import { dummyHash, limitHasher, type PasswordHasher } from './password-hasher.js';
 import { createProcessHasher } from './process-hasher.js';
-import { dialectOf } from '../db/dialect.js';
 import { createMemoryRateLimiter, type RateLimiter } from './rate-limiter.js';
 import { createSharedRateLimiter } from './shared-rate-limiter.js';
 
@@ -39,7 +38,7 @@ export function createAccounts(deps: Deps, options: AccountsOptions = {}): Accou
   // MySQL deployments may run several nodes, and several workers may share one machine: their
   // limits are counted in the database. One process alone on the embedded SQLite file counts
   // in memory (design.md §10, §12).
-  const shared = dialectOf(db) === 'mysql' || config.workers > 1;
+  const shared = db.dialect === 'mysql' || config.workers > 1;
   const limiter = (bucket: string, limit: number) =>
     shared ? createSharedRateLimiter(db, bucket, limit, clock) : createMemoryRateLimiter(limit, clock);
   // scrypt runs in a child process at the lowest CPU priority, so that hashing yields the

@@ -21,7 +21,7 @@ export async function bootstrapAdmin(ctx: CreateUserContext, config: Pick<Config
   // The message names the rule, never the value.
   if (pwError) throw new ConfigError('ADMIN_PASSWORD', `must be ${pwError.errorCode === 'NotEmpty' ? 'set' : 'between 8 and 256 characters'}`);
 
-  if (await findUser(ctx.db, login)) return 'exists';
+  if (await findUser(ctx.db.knex, login)) return 'exists';
   try {
     await createUser(ctx, { userName: email ? undefined : login, email: email ? login : undefined, password }, ['Admin']);
     return 'created';

@@ -2,15 +2,15 @@
 // hashed first (outside any transaction: scrypt takes ~100 ms and must not hold a
 // connection), then the user, its roles and any session are written in one transaction,
 // so a failure part-way leaves no half-made account behind.
-import type { Knex } from 'knex';
 import type { AccessTokens } from './access-tokens.js';
 import type { PasswordHasher } from './password-hasher.js';
 import { createSession } from './session-store.js';
+import type { Database } from '../db/database.js';
 import { writeTransaction } from '../db/write-transaction.js';
 import { insertUser, refuseTaken, type NewUser } from './user-store.js';
 
 export interface CreateUserContext {
-  readonly db: Knex;
+  readonly db: Database;
   readonly hasher: PasswordHasher;
   readonly clock: () => Date;
   readonly refreshTokenTtl: number;
@@ -31,7 +31,7 @@ export async function createUser(
 ): Promise<CreatedUser> {
   // A taken name, or a database that is down, is known before scrypt's ~100 ms: both answer
   // at once, and nobody can make the service hash for a name that cannot be registered.
-  await refuseTaken(ctx.db, user);
+  await refuseTaken(ctx.db.knex, user);
   const passwordHash = await ctx.hasher.hash(user.password);
   const now = ctx.clock();
   return writeTransaction(ctx.db, async (trx): Promise<CreatedUser> => {

@@ -4,6 +4,7 @@
 // session is revoked (OAuth 2.0 Security BCP, RFC 9700 §4.14.2).
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
+import type { Database } from '../db/database.js';
 import { writeTransaction } from '../db/write-transaction.js';
 import { invalidRefreshToken } from './auth-errors.js';
 import { idOf, millisOf } from './db-values.js';
@@ -47,12 +48,12 @@ type Outcome = { kind: 'rotated'; rotation: Rotation } | { kind: 'invalid' } | {
  * session (`onReuse` hears about it), and an unknown, malformed, expired or revoked one is 401.
  */
 export async function refreshSession(
-  db: Knex, token: string, now: Date, ttlSeconds: number, onReuse: (sessionId: string, userId: string) => void, mode: 'rotate' | 'reuse',
+  database: Database, token: string, now: Date, ttlSeconds: number, onReuse: (sessionId: string, userId: string) => void, mode: 'rotate' | 'reuse',
 ): Promise<Rotation> {
   if (!tokenShape.test(token)) throw invalidRefreshToken();
   const hash = hashToken(token);
   // The revocation must commit, so the transaction returns an outcome instead of throwing.
-  const outcome = await writeTransaction(db, async (trx): Promise<Outcome> => {
+  const outcome = await writeTransaction(database, async (trx): Promise<Outcome> => {
     // The inner join with app_user refuses the sessions of a deleted user even where no
     // ON DELETE CASCADE removed them (rows loaded by hand, foreign keys switched off).
     const row = await trx('refresh_token as t')

@@ -4,11 +4,12 @@
 // whole deployment and across restarts. A database
 // that cannot be reached fails the request (503): Register fails closed rather than open.
 import type { Knex } from 'knex';
+import type { Database } from '../db/database.js';
 import { translateDbError } from '../db/driver-errors.js';
 import { writeTransaction } from '../db/write-transaction.js';
 import { decision, rateWindowMs, unlimited, windowStartOf, type RateLimiter } from './rate-limiter.js';
 
-export function createSharedRateLimiter(db: Knex, bucket: string, limit: number, clock: () => Date, windowMs = rateWindowMs): RateLimiter {
+export function createSharedRateLimiter(database: Database, bucket: string, limit: number, clock: () => Date, windowMs = rateWindowMs): RateLimiter {
   if (limit <= 0) return unlimited;
   let swept = 0;
   const windowOf = (now: number) => windowStartOf(now, windowMs);
@@ -29,7 +30,7 @@ export function createSharedRateLimiter(db: Knex, bucket: string, limit: number,
       const now = clock().getTime();
       const window = windowOf(now);
       // The upsert and the read share one connection, so the count read includes this event.
-      const hits = await writeTransaction(db, async (trx) => {
+      const hits = await writeTransaction(database, async (trx) => {
         // ON DUPLICATE KEY UPDATE on MySQL, ON CONFLICT DO UPDATE on SQLite.
         await trx('rate_limit_hit').insert({ bucket, client_key: key, window_start: window, hits: 1 })
           .onConflict(['bucket', 'client_key', 'window_start']).merge({ hits: trx.raw('hits + 1') });
@@ -38,13 +39,13 @@ export function createSharedRateLimiter(db: Knex, bucket: string, limit: number,
       // Windows before the current one are never read again: one node a window clears them.
       if (window > swept) {
         swept = window;
-        await writeTransaction(db, (trx) => trx('rate_limit_hit').where('window_start', '<', window).del());
+        await writeTransaction(database, (trx) => trx('rate_limit_hit').where('window_start', '<', window).del());
       }
       return decision(limit, hits, hits <= limit, now, windowMs);
     }),
     check: (key) => guarded(async () => {
       const now = clock().getTime();
-      const hits = await hitsIn(db, key, windowOf(now));
+      const hits = await hitsIn(database.knex, key, windowOf(now));
       return decision(limit, hits, hits < limit, now, windowMs);
     }),
   };

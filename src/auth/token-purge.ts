@@ -5,7 +5,7 @@
 // past its first minute.
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { dialectOf } from '../db/dialect.js';
+import type { Database } from '../db/database.js';
 import { withNamedLock } from '../db/named-lock.js';
 
 export interface Purged {
@@ -59,9 +59,9 @@ export async function purgeOnce(db: Knex, now: Date): Promise<Purged> {
  * One purge for the whole deployment: on MySQL the node that takes the lease (db/named-lock.ts) does it
  * and the others skip their turn (undefined); SQLite has one node.
  */
-export async function purgeTurn(db: Knex, now: Date): Promise<Purged | undefined> {
-  if (dialectOf(db) !== 'mysql') return purgeOnce(db, now);
-  const turn = await withNamedLock(db, lockName, 0, () => purgeOnce(db, now));
+export async function purgeTurn(database: Database, now: Date): Promise<Purged | undefined> {
+  if (database.dialect !== 'mysql') return purgeOnce(database.knex, now);
+  const turn = await withNamedLock(database, lockName, 0, () => purgeOnce(database.knex, now));
   return turn.held ? turn.value : undefined;
 }
 
@@ -75,7 +75,7 @@ export interface PurgeSchedule {
  * PURGE_INTERVAL_S apart (0: never), each turn logged with its counts; a failed turn waits for
  * the next. `afterPurge` follows each turn that deleted rows (the database's maintenance).
  */
-export function schedulePurge(deps: { db: Knex; clock: () => Date; logger: Logger; intervalS: number; afterPurge?: () => Promise<void> }): PurgeSchedule {
+export function schedulePurge(deps: { db: Database; clock: () => Date; logger: Logger; intervalS: number; afterPurge?: () => Promise<void> }): PurgeSchedule {
   let total = { tokens: 0, sessions: 0 };
   let running: Promise<void> | undefined;
   const turn = async () => {

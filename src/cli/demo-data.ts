@@ -2,13 +2,14 @@
 // trees, characteristic groups and subject contacts. Idempotent per table: a table that
 // already holds rows is left alone, so re-running never duplicates or overwrites data.
 import type { Knex } from 'knex';
+import type { Database } from '../db/database.js';
 import { demoImpianti, flattenDemoTree } from '../impianti/demo-impianti.js';
 import { insertImpiantoFiles, type NewImpiantoFile } from '../impianti/impianto-file-writer.js';
 
 const chunk = 200;
 
-export async function seedDemo(db: Knex): Promise<void> {
-  await db.transaction(async (trx) => {
+export async function seedDemo(database: Database): Promise<void> {
+  await database.knex.transaction(async (trx) => {
     // impianto_file rows point at impianti, so the two tables are seeded together.
     if ((await isEmpty(trx, 'impianto')) && (await isEmpty(trx, 'impianto_file'))) await seedImpianti(trx);
     if (await isEmpty(trx, 'caratteristica_gruppo')) await insertChunks(trx, 'caratteristica_gruppo', caratteristicheGruppo());

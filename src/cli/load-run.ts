@@ -4,8 +4,7 @@
 // batch the next is read and checked, so the two share the time. After the first problem
 // nothing more is written, but the file is read on (up to the cap) so that one run reports
 // every problem an operator has to fix.
-import type { Knex } from 'knex';
-import { dialectOf } from '../db/dialect.js';
+import type { Database } from '../db/database.js';
 import type { LoadProblem } from './load-problem.js';
 import type { LoadProgress } from './load-progress.js';
 import { recordSource, type SourceRecord } from './load-records.js';
@@ -30,10 +29,10 @@ export type LoadOutcome =
   | { readonly ok: true; readonly rows: number; readonly deferredIndexes: number }
   | { readonly ok: false; readonly reported: number; readonly capped?: { readonly line: number; readonly unreported: number } };
 
-export async function loadFile(db: Knex, options: LoadOptions): Promise<LoadOutcome> {
+export async function loadFile(db: Database, options: LoadOptions): Promise<LoadOutcome> {
   const columns = loadableTables[options.table]!;
   const source = recordSource(options.file, options.format, { maxLineBytes: options.maxLineBytes });
-  const writer: BulkWriter = dialectOf(db) === 'mysql'
+  const writer: BulkWriter = db.dialect === 'mysql'
     ? await mysqlWriter(db, { table: options.table, columns }, options.via)
     : await sqliteWriter(db, { table: options.table, columns });
   const problems = problemCounter(options);

@@ -7,7 +7,7 @@
 //   warning, or a row short, rolls the batch back to it.
 // A refused batch is then written again row by row, whose first refusal names the line.
 import { Readable } from 'node:stream';
-import type { Knex } from 'knex';
+import type { Database } from '../db/database.js';
 import { bulkConnection } from '../db/connect.js';
 import { mysqlDeferral } from '../db/table-versions/table-versions-deferred.js';
 import { mysqlTrigramDeferral, type FillRange } from '../db/substring-index/substring-index-deferred.js';
@@ -27,7 +27,7 @@ interface MysqlConnection {
   format(sql: string, values: unknown[]): string;
 }
 
-export async function mysqlWriter(db: Knex, { table, columns }: Target, via: MysqlVia): Promise<BulkWriter> {
+export async function mysqlWriter(db: Database, { table, columns }: Target, via: MysqlVia): Promise<BulkWriter> {
   const bulk = await bulkConnection(db);
   if (bulk.dialect !== 'mysql') throw new Error('mysqlWriter: not a MySQL database');
   const conn: MysqlConnection = bulk.conn;
@@ -58,7 +58,7 @@ export async function mysqlWriter(db: Knex, { table, columns }: Target, via: Mys
   const insertHead = `INSERT INTO \`${table}\` (${names}) VALUES `;
   const loadSql = `LOAD DATA LOCAL INFILE 'rows.tsv' INTO TABLE \`${table}\` CHARACTER SET utf8mb4 FIELDS TERMINATED BY '\\t' ESCAPED BY '\\\\' LINES TERMINATED BY '\\n' (${names})`;
   const idAt = columns.findIndex((c) => c.name === 'id');
-  const committed = async (id: number) => (await db(table).where({ id }).first('id')) !== undefined;
+  const committed = async (id: number) => (await db.knex(table).where({ id }).first('id')) !== undefined;
   let open = true;
   const release = async () => {
     if (open) { open = false; await new Promise<void>((resolve) => bulk.conn.end(() => resolve())); }

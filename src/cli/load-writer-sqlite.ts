@@ -4,8 +4,8 @@
 // SQLite builds an index by sorting faster than it maintains it row by row (the fold()
 // indexes call back into JavaScript for every row either way). DDL is transactional in
 // SQLite, so a rollback brings the indexes back with the table as it was.
-import type Database from 'better-sqlite3';
-import type { Knex } from 'knex';
+import type Sqlite from 'better-sqlite3';
+import type { Database } from '../db/database.js';
 import { bulkConnection, sqliteReaderOf } from '../db/connect.js';
 import { deferSqliteVersions } from '../db/table-versions/table-versions-deferred.js';
 import { deferSqliteTrigrams } from '../db/substring-index/substring-index-deferred.js';
@@ -18,7 +18,7 @@ interface IndexInfo {
   readonly sql: string;
 }
 
-export async function sqliteWriter(db: Knex, { table, columns }: Target): Promise<BulkWriter> {
+export async function sqliteWriter(db: Database, { table, columns }: Target): Promise<BulkWriter> {
   const bulk = await bulkConnection(db);
   if (bulk.dialect !== 'sqlite') throw new Error('sqliteWriter: not a SQLite database');
   const conn = bulk.conn;
@@ -76,7 +76,7 @@ export async function sqliteWriter(db: Knex, { table, columns }: Target): Promis
 }
 
 /** The table's indexes that no constraint needs: a UNIQUE one must keep refusing duplicates. */
-function secondaryIndexes(conn: Database.Database, table: string): IndexInfo[] {
+function secondaryIndexes(conn: Sqlite.Database, table: string): IndexInfo[] {
   const unique = new Set((conn.pragma(`index_list("${table}")`) as Array<{ name: string; unique: number }>).filter((i) => i.unique).map((i) => i.name));
   return (conn.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL").all(table) as IndexInfo[]).filter((i) => !unique.has(i.name));
 }

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
-import { connect } from '../db/connect.js';
+import { connect, disconnect } from '../db/connect.js';
 import { migrate } from '../db/migrate.js';
 import { loadProgress, summary } from './load-progress.js';
 import { loadableTables } from './load-rows.js';
@@ -75,7 +75,7 @@ export async function runLoad(argv: readonly string[], env: NodeJS.ProcessEnv, i
     io.out(summary(table, outcome.rows, performance.now() - started, Math.round(process.resourceUsage().maxRSS / 1024)));
     return 0;
   } finally {
-    await db.destroy();
+    await disconnect(db);
   }
 }
 

@@ -1,7 +1,7 @@
 // `make run` calls this before serving: migrates the configured database and loads the
 // demo data once (seedDemo is idempotent), so a fresh machine shows something real.
 import { loadConfig } from '../config.js';
-import { connect } from '../db/connect.js';
+import { connect, disconnect } from '../db/connect.js';
 import { migrate } from '../db/migrate.js';
 import { seedDemo } from './demo-data.js';
 
@@ -12,5 +12,5 @@ try {
   await seedDemo(db);
   process.stdout.write(`demo data ready in ${config.databaseUrl ? 'MySQL' : config.sqliteFile}\n`);
 } finally {
-  await db.destroy();
+  await disconnect(db);
 }

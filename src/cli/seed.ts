@@ -6,7 +6,7 @@
 import { pathToFileURL } from 'node:url';
 import type { Writable } from 'node:stream';
 import { ConfigError, loadConfig } from '../config.js';
-import { connect } from '../db/connect.js';
+import { connect, disconnect } from '../db/connect.js';
 import { migrate } from '../db/migrate.js';
 import { bulkTables, maxBatchRows, seedBulk, type BulkTable, type SeedProgress } from '../db/seed-bulk.js';
 import { INT32_MAX } from '../int32.js';
@@ -110,7 +110,7 @@ export async function runSeedCli(argv: readonly string[], io: SeedIo): Promise<n
       }
       return 0;
     } finally {
-      await db.destroy();
+      await disconnect(db);
     }
   } catch (err) {
     const message = err instanceof ConfigError ? `configuration error: ${err.message}` : err instanceof Error ? err.message : String(err);

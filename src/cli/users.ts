@@ -11,7 +11,7 @@ import { createScryptHasher } from '../auth/password-hasher.js';
 import { isRole } from '../auth/roles.js';
 import { addRoles, findUser, listUsers, rolesOf } from '../auth/user-store.js';
 import { loadConfig } from '../config.js';
-import { connect } from '../db/connect.js';
+import { connect, disconnect } from '../db/connect.js';
 import { migrate } from '../db/migrate.js';
 import { ApiError } from '../errors/api-error.js';
 
@@ -87,7 +87,7 @@ export async function runUsersCli(argv: readonly string[], io: CliIo): Promise<n
     try {
       await migrate(db);
       if (command === 'list') {
-        for (const u of await listUsers(db)) io.stdout.write(`${u.id}\t${u.userName ?? '-'}\t${u.email ?? '-'}\t${u.roles.join(',') || '-'}\n`);
+        for (const u of await listUsers(db.knex)) io.stdout.write(`${u.id}\t${u.userName ?? '-'}\t${u.email ?? '-'}\t${u.roles.join(',') || '-'}\n`);
         return 0;
       }
       const login = positional[0];
@@ -95,10 +95,10 @@ export async function runUsersCli(argv: readonly string[], io: CliIo): Promise<n
       if (command === 'assign-roles') {
         if (positional[1] === undefined) throw new UsageError('missing <roles>');
         const roles = parseRoles(positional[1]);
-        const user = await findUser(db, login);
+        const user = await findUser(db.knex, login);
         if (!user) throw new Error(`no user ${login}`);
-        await addRoles(db, user.id, roles);
-        io.stdout.write(`${(await rolesOf(db, user.id)).join(',')}\n`);
+        await addRoles(db.knex, user.id, roles);
+        io.stdout.write(`${(await rolesOf(db.knex, user.id)).join(',')}\n`);
         return 0;
       }
       const asEmail = looksLikeEmail(login);
@@ -118,7 +118,7 @@ export async function runUsersCli(argv: readonly string[], io: CliIo): Promise<n
       io.stdout.write(`created user ${created.userId}\n`);
       return 0;
     } finally {
-      await db.destroy();
+      await disconnect(db);
     }
   } catch (err) {
     if (err instanceof UsageError) {

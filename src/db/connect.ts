@@ -1,17 +1,22 @@
-// Builds the Knex instance: MySQL through mysql2 when DATABASE_URL is set, otherwise an
-// embedded SQLite file through better-sqlite3 (so `make run` needs no server); and gives it
-// the read path's own connections (db/reads/select.ts), which `disconnect` closes with it.
+// Opens a database and returns its handle (database.ts): MySQL through mysql2 when
+// DATABASE_URL is set, otherwise an embedded SQLite file through better-sqlite3 (so `make run`
+// needs no server); with the read path's own connections (db/reads/select.ts), which
+// `disconnect` closes with the Knex pool.
 import fs from 'node:fs';
 import path from 'node:path';
 import knex, { type Knex } from 'knex';
-import Database from 'better-sqlite3';
+import Sqlite from 'better-sqlite3';
 import { createConnection, type Connection } from 'mysql2';
 import { fold, foldFunction } from './fold.js';
 import { parseMysqlUrl, type MysqlTarget } from '../database-url.js';
+import type { Database, Target } from './database.js';
+import type { Dialect } from './dialect.js';
 import { createNodeSet, type NodeSet, type NodeState } from './nodes/node-set.js';
 import { createMysqlReadPool } from './reads/mysql-read-pool.js';
 import { mysqlReads } from './reads/mysql-reads.js';
-import { closeReads, provideReads } from './reads/select.js';
+import { knexReads } from './reads/knex-reads.js';
+import type { ReadExecutor } from './reads/read-executor.js';
+import { closeReads } from './reads/select.js';
 import { sqliteReads, type SqliteReads } from './reads/sqlite-reads.js';
 
 export interface DbOptions {
@@ -37,48 +42,38 @@ export interface DbOptions {
 const nodeProbeMs = 500;
 const nodeProbeTimeoutMs = 1000;
 
-/** Where each Knex instance of connect() points, for bulkConnection and disconnect. */
-const targetOf = new WeakMap<Knex, { readonly mysql: MysqlConnection; readonly nodes: NodeSet } | { readonly sqliteFile: string }>();
-
-export function connect(options: DbOptions): Knex {
-  if (options.databaseUrl === undefined) {
-    const sqliteFile = options.sqliteFile ?? 'data/impianti.sqlite';
-    const db = connectSqlite(sqliteFile);
-    targetOf.set(db, { sqliteFile });
-    return db;
-  }
+export function connect(options: DbOptions): Database {
+  if (options.databaseUrl === undefined) return connectSqlite(options.sqliteFile ?? 'data/impianti.sqlite');
   const target = parseMysqlUrl(options.databaseUrl);
   const nodes = createNodeSet(target, { probeMs: nodeProbeMs, probeTimeoutMs: nodeProbeTimeoutMs, ...(options.onNodeChange ? { onChange: options.onNodeChange } : {}) });
-  const mysql = mysqlConnectionOf(target, nodes);
-  const db = connectMysql(mysql, nodes.clustered, options.poolMax ?? 10, options.statementTimeoutMs, options.log);
-  targetOf.set(db, { mysql, nodes });
-  return db;
+  return connectMysql(mysqlConnectionOf(target, nodes), nodes, options.poolMax ?? 10, options.statementTimeoutMs, options.log);
 }
 
-/** Probes the nodes of `db`'s cluster now (node-set.ts), for a read that met a lost node; nothing elsewhere. */
-export async function probeNodes(db: Knex): Promise<void> {
-  const target = targetOf.get(db);
-  if (target !== undefined && 'nodes' in target) await target.nodes.probeNow();
+function handle(db: Knex, dialect: Dialect, target: Target, open: () => ReadExecutor, nodes: NodeSet | undefined, sqlite: SqliteReads | undefined): Database {
+  return { knex: db, dialect, reads: { open, executor: undefined, watchers: new Set() }, nodes, sqliteReads: sqlite, target, parts: new Map() };
 }
 
-/** The nodes of `db`'s MySQL server or cluster and whether each takes connections; empty on SQLite. */
-export function nodeStates(db: Knex): readonly NodeState[] {
-  const target = targetOf.get(db);
-  return target !== undefined && 'nodes' in target ? target.nodes.states() : [];
+/** Probes the nodes of `database`'s cluster now (node-set.ts), for a read that met a lost node; nothing elsewhere. */
+export async function probeNodes(database: Database): Promise<void> {
+  await database.nodes?.probeNow();
 }
 
-export type BulkConnection = { readonly dialect: 'mysql'; readonly conn: Connection } | { readonly dialect: 'sqlite'; readonly conn: Database.Database };
+/** The nodes of `database`'s MySQL server or cluster and whether each takes connections; empty on SQLite. */
+export function nodeStates(database: Database): readonly NodeState[] {
+  return database.nodes?.states() ?? [];
+}
+
+export type BulkConnection = { readonly dialect: 'mysql'; readonly conn: Connection } | { readonly dialect: 'sqlite'; readonly conn: Sqlite.Database };
 
 /**
- * A connection of its own to `db`'s database, set up as the pool's, for a bulk writer
+ * A connection of its own to `database`, set up as the pool's, for a bulk writer
  * (cli/load-writer-*.ts) that drives the driver directly: one prepared statement per row on
  * SQLite, LOAD DATA on MySQL. The caller closes it.
  */
-export async function bulkConnection(db: Knex): Promise<BulkConnection> {
-  const target = targetOf.get(db);
-  if (target === undefined) throw new Error('bulkConnection: the database was not opened by connect()');
+export async function bulkConnection(database: Database): Promise<BulkConnection> {
+  const { target } = database;
   if ('sqliteFile' in target) {
-    const conn = new Database(target.sqliteFile, { fileMustExist: true });
+    const conn = new Sqlite(target.sqliteFile, { fileMustExist: true });
     setUpSqlite(conn);
     return { dialect: 'sqlite', conn };
   }
@@ -91,12 +86,11 @@ export async function bulkConnection(db: Knex): Promise<BulkConnection> {
   return { dialect: 'mysql', conn };
 }
 
-/** Closes `db`'s read connections, its Knex pool and its cluster probes. */
-export async function disconnect(db: Knex): Promise<void> {
-  await closeReads(db);
-  await db.destroy();
-  const target = targetOf.get(db);
-  if (target !== undefined && 'nodes' in target) target.nodes.close();
+/** Closes `database`'s read connections, its Knex pool and its cluster probes. */
+export async function disconnect(database: Database): Promise<void> {
+  await closeReads(database);
+  await database.knex.destroy();
+  database.nodes?.close();
 }
 
 type Conn = { query: (sql: string, cb: (err: (Error & { errno?: number }) | null) => void) => void };
@@ -156,11 +150,11 @@ function mysqlConnectionOf(target: MysqlTarget, nodes: NodeSet) {
 // A dead server must surface as a quick 503, not a request that hangs in a pool's queue.
 const acquireTimeoutMs = 2000;
 
-function connectMysql(connection: MysqlConnection, clustered: boolean, poolMax: number, statementTimeoutMs: number | undefined, log: Knex.Config['log']): Knex {
+function connectMysql(connection: MysqlConnection, nodes: NodeSet, poolMax: number, statementTimeoutMs: number | undefined, log: Knex.Config['log']): Database {
   // Causal reads on Knex's pool only: the writes and the accounts' reads, where a client
   // observes its own writes; the queries' reads on the read pool do not wait for them.
-  const setup = sessionSetup(statementTimeoutMs, clustered);
-  const readSetup = clustered ? sessionSetup(statementTimeoutMs, false) : setup;
+  const setup = sessionSetup(statementTimeoutMs, nodes.clustered);
+  const readSetup = nodes.clustered ? sessionSetup(statementTimeoutMs, false) : setup;
   const db = knex({
     client: 'mysql2',
     connection,
@@ -177,17 +171,17 @@ function connectMysql(connection: MysqlConnection, clustered: boolean, poolMax: 
     ...(log ? { log } : {}),
   });
   // The reads' own pool, of the same size and session settings (design.md §8).
-  provideReads(db, () => mysqlReads(createMysqlReadPool({ connection, max: poolMax, acquireTimeoutMs, setup: readSetup })));
-  return db;
+  const open = () => mysqlReads(createMysqlReadPool({ connection, max: poolMax, acquireTimeoutMs, setup: readSetup }));
+  return handle(db, 'mysql', { mysql: connection }, open, nodes, undefined);
 }
 
 /** What every SQLite connection of the service needs: the fold function its indexes are built on. */
-export function prepareSqlite(conn: Database.Database): void {
+export function prepareSqlite(conn: Sqlite.Database): void {
   conn.function(foldFunction, { deterministic: true }, (v: unknown) => (typeof v === 'string' ? fold(v) : v));
 }
 
 /** A writing connection's settings. */
-function setUpSqlite(conn: Database.Database): void {
+function setUpSqlite(conn: Sqlite.Database): void {
   conn.pragma('journal_mode = WAL');
   // Every commit is on disk before it is acknowledged, power loss included (design.md §8).
   conn.pragma('synchronous = FULL');
@@ -196,17 +190,15 @@ function setUpSqlite(conn: Database.Database): void {
   prepareSqlite(conn);
 }
 
-const sqliteReadsOf = new WeakMap<Knex, SqliteReads>();
-
 /**
  * The read path's read-only connection to a SQLite file (sqlite-reads.ts), opened on first
  * use; undefined for an in-memory database, which a second connection could not see.
  */
-export function sqliteReaderOf(db: Knex): Database.Database | undefined {
-  return sqliteReadsOf.get(db)?.connection();
+export function sqliteReaderOf(database: Database): Sqlite.Database | undefined {
+  return database.sqliteReads?.connection();
 }
 
-function connectSqlite(file: string): Knex {
+function connectSqlite(file: string): Database {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const db = knex({
     client: 'better-sqlite3',
@@ -216,7 +208,7 @@ function connectSqlite(file: string): Knex {
       // better-sqlite3 is synchronous: one connection serializes writes and avoids SQLITE_BUSY.
       min: 1,
       max: 1,
-      afterCreate: (conn: Database.Database, done: (err: Error | null, c: unknown) => void) => {
+      afterCreate: (conn: Sqlite.Database, done: (err: Error | null, c: unknown) => void) => {
         try {
           setUpSqlite(conn);
           done(null, conn);
@@ -226,10 +218,8 @@ function connectSqlite(file: string): Knex {
       },
     },
   });
-  if (file !== ':memory:' && !file.startsWith('file:')) {
-    const reads = sqliteReads(file, prepareSqlite);
-    sqliteReadsOf.set(db, reads);
-    provideReads(db, () => reads);
-  }
-  return db;
+  // An in-memory database, which a second connection could not see, reads through Knex.
+  if (file === ':memory:' || file.startsWith('file:')) return handle(db, 'sqlite', { sqliteFile: file }, () => knexReads(db, 'sqlite'), undefined, undefined);
+  const reads = sqliteReads(file, prepareSqlite);
+  return handle(db, 'sqlite', { sqliteFile: file }, () => reads, undefined, reads);
 }

@@ -5,7 +5,7 @@
 // that take it at once meet as a certification conflict, and the write retries see the
 // winner's row. A node that dies holding a lease leaves it until the lease runs out.
 import crypto from 'node:crypto';
-import type { Knex } from 'knex';
+import type { Database } from './database.js';
 import { writeTransaction } from './write-transaction.js';
 
 /** How long a lease lasts unless renewed; renewed at a third of it while the work runs. */
@@ -31,8 +31,8 @@ const take = `INSERT INTO service_lock (name, holder, expires_at) VALUES (?, ?, 
     holder = IF(expires_at < UTC_TIMESTAMP(3), VALUES(holder), holder),
     expires_at = IF(holder = VALUES(holder), VALUES(expires_at), expires_at)`;
 
-async function tryTake(db: Knex, name: string, holder: string): Promise<boolean> {
-  return writeTransaction(db, async (trx) => {
+async function tryTake(database: Database, name: string, holder: string): Promise<boolean> {
+  return writeTransaction(database, async (trx) => {
     await trx.raw(take, [name, holder]);
     const row = (await trx('service_lock').where({ name }).first('holder')) as { holder: string } | undefined;
     return row?.holder === holder;
@@ -43,19 +43,19 @@ async function tryTake(db: Knex, name: string, holder: string): Promise<boolean>
  * Runs `work` while this node holds the lease `name`, waiting up to `waitSeconds` for it
  * (0: try once). Resolves `{ held: false }` without running `work` when another node kept it.
  */
-export async function withNamedLock<T>(db: Knex, name: string, waitSeconds: number, work: () => Promise<T>): Promise<{ held: true; value: T } | { held: false }> {
+export async function withNamedLock<T>(database: Database, name: string, waitSeconds: number, work: () => Promise<T>): Promise<{ held: true; value: T } | { held: false }> {
   const holder = crypto.randomUUID();
   const until = Date.now() + waitSeconds * 1000;
-  while (!(await tryTake(db, name, holder))) {
+  while (!(await tryTake(database, name, holder))) {
     if (Date.now() + pollMs > until) return { held: false };
     await new Promise((resolve) => setTimeout(resolve, pollMs));
   }
   // A renewal that fails leaves the lease to run out; the next renewal tries again.
-  const renewal = setInterval(() => void tryTake(db, name, holder).catch(() => undefined), renewMs);
+  const renewal = setInterval(() => void tryTake(database, name, holder).catch(() => undefined), renewMs);
   try {
     return { held: true, value: await work() };
   } finally {
     clearInterval(renewal);
-    await db('service_lock').where({ name, holder }).del();
+    await database.knex('service_lock').where({ name, holder }).del();
   }
 }

@@ -7,7 +7,6 @@
 // the order kept. A rendering that would not be the same for other values (a marker
 // written into the text, a value left out or bound twice) is refused.
 import type { Knex } from 'knex';
-import { dialectOf } from './dialect.js';
 
 /** Where each binding of the text comes from: a value by its position, or a constant Knex added (`limit 1`). */
 export type Source = { readonly value: number } | { readonly constant: unknown };

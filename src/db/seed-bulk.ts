@@ -6,7 +6,7 @@
 import type { Knex } from 'knex';
 import { withVersionMovedOnce } from './table-versions/table-versions-deferred.js';
 import { withTrigramsFilled } from './substring-index/substring-index-deferred.js';
-import { dialectOf } from './dialect.js';
+import type { Database } from './database.js';
 import { INT32_MAX } from '../int32.js';
 import { seededRandom, seedOf, type Random } from './seeded-random.js';
 
@@ -47,14 +47,15 @@ export interface SeededTable {
 
 export const maxBatchRows = 5000;
 
-export async function seedBulk(db: Knex, options: SeedBulkOptions): Promise<SeededTable[]> {
+export async function seedBulk(database: Database, options: SeedBulkOptions): Promise<SeededTable[]> {
   const tables = options.table === 'all' ? [...bulkTables] : [options.table];
   const out: SeededTable[] = [];
-  for (const table of tables) out.push(await seedTable(db, table, options));
+  for (const table of tables) out.push(await seedTable(database, table, options));
   return out;
 }
 
-async function seedTable(db: Knex, table: BulkTable, options: SeedBulkOptions): Promise<SeededTable> {
+async function seedTable(database: Database, table: BulkTable, options: SeedBulkOptions): Promise<SeededTable> {
+  const db = database.knex;
   const { rows: total, seed = 1, batchRows = 2000, batchesPerTransaction = 10, concurrency } = options;
   if (!Number.isSafeInteger(total) || total < 1) throw new RangeError(`rows must be a positive integer, got ${total}`);
   // 5000 rows of at most 6 columns stay under SQLite's 32766 bound parameters per statement.
@@ -74,7 +75,7 @@ async function seedTable(db: Knex, table: BulkTable, options: SeedBulkOptions): 
   // than 2 when the machine is busy. SQLite has a single writer (and a one-connection
   // pool), so there it stays one at a time.
   const inFlight = new Set<Promise<void>>();
-  const limit = Math.max(1, concurrency ?? (dialectOf(db) === 'mysql' ? 4 : 1));
+  const limit = Math.max(1, concurrency ?? (database.dialect === 'mysql' ? 4 : 1));
   try {
     while (generated < total) {
       const statements: Array<{ sql: string; bindings: Knex.RawBinding[] }> = [];
@@ -90,8 +91,8 @@ async function seedTable(db: Knex, table: BulkTable, options: SeedBulkOptions): 
       const range = { from: start.id + generated - groupRows, to: start.id + generated - 1 };
       const write = db
         .transaction((trx) =>
-          withVersionMovedOnce(trx, table, () =>
-            withTrigramsFilled(trx, table, range, async () => {
+          withVersionMovedOnce(trx, database.dialect, table, () =>
+            withTrigramsFilled(trx, database.dialect, table, range, async () => {
               for (const s of statements) await trx.raw(s.sql, s.bindings);
             }),
           ),

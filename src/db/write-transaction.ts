@@ -13,7 +13,7 @@
 // runs again, a few times (driver-errors.ts, mayRunAgain): so a deadlock victim, a Galera
 // certification conflict or a node lost under a write costs a retry, not an error.
 import type { Knex } from 'knex';
-import { dialectOf } from './dialect.js';
+import type { Database } from './database.js';
 import { probeNodes } from './connect.js';
 import { lostNode, mayRunAgain } from './driver-errors.js';
 
@@ -22,12 +22,13 @@ const takeWriteLock = 'DELETE FROM rate_limit_hit WHERE 0';
 
 const attempts = 4;
 
-export async function writeTransaction<T>(db: Knex, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-  const sqlite = dialectOf(db) === 'sqlite';
+/** Runs `work` in a transaction of `database`: `work` writes through `trx`, and takes what differs by engine from `database.dialect`. */
+export async function writeTransaction<T>(database: Database, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  const sqlite = database.dialect === 'sqlite';
   for (let attempt = 1; ; attempt++) {
     let commitSent = false;
     try {
-      return await db.transaction(async (trx) => {
+      return await database.knex.transaction(async (trx) => {
         if (sqlite) await trx.raw(takeWriteLock);
         const value = await work(trx);
         commitSent = true;
@@ -37,7 +38,7 @@ export async function writeTransaction<T>(db: Knex, work: (trx: Knex.Transaction
       if (attempt >= attempts || !mayRunAgain(err, commitSent)) throw err;
       // A lost node is taken out before the next attempt (node-set.ts); two writers that met
       // wait apart, at random, so that they do not meet again.
-      if (lostNode(err)) await probeNodes(db);
+      if (lostNode(err)) await probeNodes(database);
       else await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
     }
   }

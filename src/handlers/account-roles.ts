@@ -28,13 +28,13 @@ export function rolesHandler(ctx: AccountsContext, change: 'assign' | 'unassign'
     }
     if (errors.length > 0 || userName === undefined || roles === undefined) throw ApiError.validation(errors);
 
-    const user = await findUser(db, userName);
+    const user = await findUser(db.knex, userName);
     if (!user) throw ApiError.of('NotFound', 'User does not exist');
     const requested: readonly Role[] = roles;
     // Idempotent, so a write the cluster refused whole, or a lost node, costs a retry (design.md §12).
     await writeTransaction(db, (trx) => (change === 'assign' ? addRoles : removeRoles)(trx, user.id, requested));
     logger.info({ event: `auth.roles-${change}`, userId: user.id, roles: requested, by: req.principal.userId }, 'roles changed');
     // The service has no permissions; ServiceStack clients expect the list (design.md §11).
-    return { body: { allRoles: await rolesOf(db, user.id), allPermissions: [] } };
+    return { body: { allRoles: await rolesOf(db.knex, user.id), allPermissions: [] } };
   };
 }

@@ -18,8 +18,8 @@ export function accessTokenHandler(ctx: AccountsContext): HandlerMap['GetAccessT
       logger.warn({ event: 'auth.refresh-reuse', sessionId, userId, clientIp: req.clientIp }, 'spent refresh token presented: session revoked');
     const rotation = await refreshSession(db, token, clock(), config.refreshTokenTtl, onReuse, config.refreshTokenRotation);
     const [roles, user] = await Promise.all([
-      rolesOf(db, rotation.userId),
-      db('app_user').where({ id: rotation.userId }).first('user_name') as Promise<{ user_name: string | null } | undefined>,
+      rolesOf(db.knex, rotation.userId),
+      db.knex('app_user').where({ id: rotation.userId }).first('user_name') as Promise<{ user_name: string | null } | undefined>,
     ]);
     const accessToken = ctx.tokens.issue({ userId: rotation.userId, sessionId: rotation.sessionId, userName: user?.user_name ?? undefined, roles });
     return { body: { accessToken, refreshToken: rotation.refreshToken } };

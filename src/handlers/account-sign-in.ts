@@ -33,7 +33,7 @@ export function signInHandler(ctx: AccountsContext): HandlerMap['Authenticate'] 
     }
     if (errors.length > 0 || userName === undefined || password === undefined) throw ApiError.validation(errors);
 
-    const user = await findUser(db, userName);
+    const user = await findUser(db.knex, userName);
     const matches = await ctx.hasher.verify(user?.passwordHash ?? ctx.dummyHash, password);
     if (!user || !matches) {
       req.announce(rateLimitFields('sign-in-failures', await ctx.loginFailureLimiter.hit(req.clientIp)));
@@ -41,7 +41,7 @@ export function signInHandler(ctx: AccountsContext): HandlerMap['Authenticate'] 
       throw invalidCredentials();
     }
 
-    const roles = await rolesOf(db, user.id);
+    const roles = await rolesOf(db.knex, user.id);
     const { sessionId, refreshToken } = await writeTransaction(db, (trx) => createSession(trx, user.id, clock(), config.refreshTokenTtl));
     const bearerToken = ctx.tokens.issue({ userId: user.id, sessionId, userName: user.userName, roles });
     logger.info({ event: 'auth.signed-in', userId: user.id, sessionId }, 'signed in');

@@ -1,13 +1,13 @@
 // The conditional read of every tagged answer (design.md §7, "Entity tags"), on the one
 // database the read router picked: the table versions and the answer read so that the tag
 // never names a state older than the rows, in one statement where the client holds no tag.
-import type { Knex } from 'knex';
+import type { Database } from '../db/database.js';
 import { readVersions, type VersionsSeen } from '../db/table-versions/table-versions.js';
 import type { NotModified } from '../http/operation.js';
 import { held, notModified, type Asked } from './answer-tags.js';
 
 export interface TaggedRead<T> {
-  readonly db: Knex;
+  readonly database: Database;
   readonly request: Asked;
   /** The tables the answer is made of. */
   readonly tables: readonly string[];
@@ -31,7 +31,7 @@ export interface TaggedRead<T> {
  */
 export async function taggedRead<T>(r: TaggedRead<T>): Promise<{ readonly value: T; readonly tag: string | undefined } | NotModified> {
   if (r.request.conditional?.ifNoneMatch !== undefined) {
-    const versions = await readVersions(r.db, r.tables, r.timeoutMs);
+    const versions = await readVersions(r.database, r.tables, r.timeoutMs);
     const tag = versions === undefined ? undefined : r.tagOf(versions);
     const holds = tag === undefined ? undefined : held(r.request, tag);
     if (holds === 'tag' || (holds === 'any' && r.alwaysExists)) return notModified(tag!);
@@ -42,7 +42,7 @@ export async function taggedRead<T>(r: TaggedRead<T>): Promise<{ readonly value:
   const first = await r.read(r.tables);
   if (first.versions.seen) return { value: first.value, tag: first.versions.versions === undefined ? undefined : r.tagOf(first.versions.versions) };
   // Versions read after the rows could name a later state than theirs: read them first, then the answer.
-  const versions = await readVersions(r.db, r.tables, r.timeoutMs);
+  const versions = await readVersions(r.database, r.tables, r.timeoutMs);
   const { value } = await r.read([]);
   return { value, tag: versions === undefined ? undefined : r.tagOf(versions) };
 }

@@ -9,7 +9,7 @@ export function createHealthHandlers(deps: Pick<Deps, 'db'>): Pick<HandlerMap, '
     Health: async (): Promise<Response<'Health'>> => ({ body: { status: 'ok' } }),
     Ready: async (): Promise<Response<'Ready'>> => {
       try {
-        await deps.db.raw('SELECT 1');
+        await deps.db.knex.raw('SELECT 1');
       } catch {
         throw ApiError.of('ServiceUnavailable', 'The database is not reachable', { 'Retry-After': '1' });
       }

@@ -24,8 +24,8 @@ export function createLiveAnswers(deps: { reads: Reads; config: Config }): LiveM
     heartbeatMs,
     maxSubscriptions: deps.config.liveMaxSubscriptions,
     readVersions: () =>
-      deps.reads.run(async (db) => {
-        const text = await readVersions(db, versionedTables, deps.config.queryTimeoutMs);
+      deps.reads.run(async (database) => {
+        const text = await readVersions(database, versionedTables, deps.config.queryTimeoutMs);
         return new Map((text ?? '').split(';').filter(Boolean).map((pair) => pair.split('=') as [string, string]));
       }),
     failureData: (err) => errorJson(asApiError(err)),

@@ -63,10 +63,10 @@ async function runExport(sink: BodySink, job: ExportJob): Promise<void> {
     release();
   };
   try {
-    const opened = await job.reads.run(async (db) => {
-      const view = await openSnapshot(db, job.ctx.queryTimeoutMs);
+    const opened = await job.reads.run(async (database) => {
+      const view = await openSnapshot(database, job.ctx.queryTimeoutMs);
       try {
-        return { db, view, first: await readExportPage(db, view.select, job.plan, job.plan.after, job.ctx) };
+        return { database, view, first: await readExportPage(database, view.select, job.plan, job.plan.after, job.ctx) };
       } catch (err) {
         await view.close();
         throw err;
@@ -74,7 +74,7 @@ async function runExport(sink: BodySink, job: ExportJob): Promise<void> {
     });
     snapshot = opened.view;
     sink.start(format.contentType, format.headers);
-    await streamPages(sink, job, (after) => readExportPage(opened.db, opened.view.select, job.plan, after, job.ctx), opened.first, finish);
+    await streamPages(sink, job, (after) => readExportPage(opened.database, opened.view.select, job.plan, after, job.ctx), opened.first, finish);
   } finally {
     await finish();
   }

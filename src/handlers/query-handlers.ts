@@ -32,15 +32,15 @@ export function queryHandler<D extends QueryDtoSpec>(reads: Reads, ctx: EngineCo
     const asked = planKey(plan);
     // On a replica or the primary (design.md §12), the versions and the rows on the same
     // database; a failure is thrown so that a replica that went away is retried on the primary.
-    const outcome = await reads.run((db) =>
+    const outcome = await reads.run((database) =>
       taggedRead({
-        db,
+        database,
         request,
         tables: [dto.table],
         timeoutMs: ctx.queryTimeoutMs,
         tagOf: (versions) => answerTag(service, request, asked, versions, plan.estimatedTotal),
         read: async (versioned) => {
-          const executed = await runPlan(db, dto, plan, ctx, versioned);
+          const executed = await runPlan(database, dto, plan, ctx, versioned);
           if (!executed.ok) throw executed.error;
           return { value: executed.value.response, versions: executed.value.versions };
         },

@@ -3,7 +3,7 @@
 // operationIds, never from the path, so a scan of random URLs cannot explode the series.
 // Under several workers the answer is the whole process group's (design.md §10).
 import express, { type Router } from 'express';
-import type { Knex } from 'knex';
+import type { Database } from '../db/database.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Purged } from '../auth/token-purge.js';
 import type { MaintenanceTrigger } from '../db/maintenance/maintenance-schedule.js';
@@ -59,7 +59,7 @@ interface Series {
 
 const buckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-export function createMetrics(db: Knex, sources?: MetricsSources): Metrics {
+export function createMetrics(db: Database, sources?: MetricsSources): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const record = requestMetrics(registry);
@@ -131,7 +131,7 @@ function requestMetrics(registry: Registry): Metrics['record'] {
  * The read path's own connections (design.md §8), which carry the queries and files reads;
  * Knex's pool, which carries the writes, has no public figures.
  */
-function poolMetrics(registry: Registry, db: Knex): void {
+function poolMetrics(registry: Registry, db: Database): void {
   const poolGauge = (name: string, help: string, read: (p: PoolFigures) => number) =>
     new Gauge({ name, help, registers: [registry], collect() { const p = readPoolFigures(db); this.set(p ? read(p) : 0); } });
   poolGauge('db_pool_connections_used', 'Read connections lent to a query', (p) => p.used);

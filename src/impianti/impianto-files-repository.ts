@@ -1,7 +1,6 @@
 // Reads an impianto's file tree in at most two indexed queries, whatever the folder size:
 // one for the impianto and its root, one for the root's direct children.
-import type { Knex } from 'knex';
-import { dialectOf } from '../db/dialect.js';
+import type { Database } from '../db/database.js';
 import { translateDbError } from '../db/driver-errors.js';
 import { prepare } from '../db/prepared.js';
 import { selectRows, tableOfNamed } from '../db/reads/select.js';
@@ -23,15 +22,16 @@ export interface ImpiantoFilesRepository {
   listChildren(folderId: number): Promise<ImpiantoFileRow[]>;
 }
 
-export function createImpiantoFilesRepository(db: Knex, options: { timeoutMs?: number } = {}): ImpiantoFilesRepository {
+export function createImpiantoFilesRepository(database: Database, options: { timeoutMs?: number } = {}): ImpiantoFilesRepository {
+  const db = database.knex;
   // Where the engines differ (string order), the query engine's dialect says how.
-  const dialect = sqlDialects[dialectOf(db)];
+  const dialect = sqlDialects[database.dialect];
   // QUERY_TIMEOUT_MS bounds each statement where the engine can (db/reads/select.ts); on SQLite
   // the bound is the two indexed queries themselves. Driver errors become 503/500 ApiErrors
   // here, so no driver text reaches the edge.
   const run = async ({ sql, bindings }: { sql: string; bindings: readonly unknown[] }): Promise<ImpiantoFileRow[]> => {
     try {
-      return await selectRows<ImpiantoFileRow>(db, sql, bindings, options.timeoutMs);
+      return await selectRows<ImpiantoFileRow>(database, sql, bindings, options.timeoutMs);
     } catch (err) {
       throw translateDbError(err);
     }

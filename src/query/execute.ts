@@ -2,7 +2,7 @@
 // shapes the response: {offset, total?, estimatedTotal?, results, next?, meta?}, with the
 // table versions the first statement read. Driver errors reject; run-query.ts turns them
 // into a Result (db/driver-errors.ts).
-import type { Knex } from 'knex';
+import type { Database } from '../db/database.js';
 import { cellOf, firstCell, keyOf, selectTable, type Cells, type SelectOn, type Table } from '../db/reads/select.js';
 import { versionsOfRow, versionsUnseen, type VersionsSeen } from '../db/table-versions/table-versions.js';
 import { statementCacheOf } from './statements.js';
@@ -56,8 +56,8 @@ function pageOf(table: Table, plan: QueryPlan, rendered: RenderedQuery, key: Buf
 }
 
 /** Runs SELECT parts through `select`, as the statement cache renders them; no parts, no rows. */
-function runner(db: Knex, select: SelectOn): Run {
-  const statements = statementCacheOf(db);
+function runner(database: Database, select: SelectOn): Run {
+  const statements = statementCacheOf(database);
   // Not async: the driver's promise is handed on as it is, one promise fewer per statement.
   return (parts) => {
     if (parts === undefined) return Promise.resolve(noRows);
@@ -83,8 +83,8 @@ export const singleStatement = (rendered: RenderedQuery): boolean =>
   rendered.page.length <= 1 && rendered.summary === undefined && rendered.aggregates.length === 0 && rendered.estimate === undefined;
 
 /** Runs the one statement of an answer (singleStatement), on a connection of its own. Driver errors reject. */
-export async function executeAlone(db: Knex, rendered: RenderedQuery, plan: QueryPlan, ctx: EngineContext): Promise<Executed> {
-  const run = runner(db, (sql, bindings) => selectTable(db, sql, bindings, ctx.queryTimeoutMs));
+export async function executeAlone(database: Database, rendered: RenderedQuery, plan: QueryPlan, ctx: EngineContext): Promise<Executed> {
+  const run = runner(database, (sql, bindings) => selectTable(database, sql, bindings, ctx.queryTimeoutMs));
   const table = await run(rendered.page[0]);
   const { results, next } = pageOf(table, plan, rendered, ctx.cursorKey);
   const response = next === undefined ? { offset: plan.paging.skip, results } : { offset: plan.paging.skip, results, next };
@@ -96,13 +96,13 @@ export async function executeAlone(db: Knex, rendered: RenderedQuery, plan: Quer
  * Each is asked once the one before has answered: selectTogether sends them one at a time
  * anyway, and a failed statement leaves none behind it to settle unobserved.
  */
-export async function executeTogether(db: Knex, select: SelectOn, rendered: RenderedQuery, plan: QueryPlan, ctx: EngineContext): Promise<Executed> {
-  const run = runner(db, select);
+export async function executeTogether(database: Database, select: SelectOn, rendered: RenderedQuery, plan: QueryPlan, ctx: EngineContext): Promise<Executed> {
+  const run = runner(database, select);
   const { rows: page, first } = await pageRows(rendered.page, run);
   const summary = rendered.summary === undefined ? undefined : await run(rendered.summary);
   const known = rendered.knownTotal;
   const estimate = rendered.estimate
-    ? await estimateOf(rendered.estimate, run, runner(db, (sql, bindings) => select(`EXPLAIN ${sql}`, bindings)), ctx.estimateExactUpTo)
+    ? await estimateOf(rendered.estimate, run, runner(database, (sql, bindings) => select(`EXPLAIN ${sql}`, bindings)), ctx.estimateExactUpTo)
     : plan.estimatedTotal && known !== undefined
       ? ({ estimatedTotal: known, estimatedTotalKind: 'exact' } as const)
       : undefined;

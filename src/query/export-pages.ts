@@ -2,7 +2,7 @@
 // before, through the keyset cursor's statements (render-keyset.ts), so no page uses
 // OFFSET and every page is a range of the order's index however deep it lies; all of them
 // on one consistent view (`select`, db/reads/select.ts openSnapshot).
-import type { Knex } from 'knex';
+import type { Database } from '../db/database.js';
 import { cellOf, keyOf, type Cells, type SelectOn, type Table } from '../db/reads/select.js';
 import type { EngineContext } from './engine-context.js';
 import { cursorValue, keysOf, recordOf } from './format-values.js';
@@ -23,9 +23,9 @@ export interface ExportPage {
 }
 
 /** The page after `after` (the first page without it), read with `select`. */
-export async function readExportPage(db: Knex, select: SelectOn, plan: QueryPlan, after: Keyset | undefined, ctx: Pick<EngineContext, 'deferredJoinFrom' | 'estimateExactUpTo'>): Promise<ExportPage> {
-  const rendered = render(db, { ...plan, after }, ctx);
-  const statements = statementCacheOf(db);
+export async function readExportPage(database: Database, select: SelectOn, plan: QueryPlan, after: Keyset | undefined, ctx: Pick<EngineContext, 'deferredJoinFrom' | 'estimateExactUpTo'>): Promise<ExportPage> {
+  const rendered = render(database.dialect, { ...plan, after }, ctx);
+  const statements = statementCacheOf(database);
   const take = plan.paging.take;
   const rows: Cells[] = [];
   let table: Table | undefined;

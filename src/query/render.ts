@@ -2,8 +2,7 @@
 // that statements.ts turns into SQL text through Knex. The only module (with
 // statements.ts) that builds SQL. Identifiers come from the plan's catalog entries and are
 // bound with `??`; every value is a `?` parameter.
-import type { Knex } from 'knex';
-import { dialectOf } from '../db/dialect.js';
+import type { Dialect } from '../db/dialect.js';
 import { versionColumns } from '../db/table-versions/table-versions.js';
 import type { FieldSpec } from './catalog-types.js';
 import type { OrderTerm, QueryPlan } from './plan-types.js';
@@ -69,13 +68,13 @@ function pageShapeOf(plan: QueryPlan, dialect: SqlDialect): PageShape {
  * (the page's, or the summary when Take is 0) reads beside its rows, for its entity tag.
  */
 export function render(
-  db: Knex,
+  engine: Dialect,
   plan: QueryPlan,
   ctx: Pick<EngineContext, 'deferredJoinFrom' | 'estimateExactUpTo'>,
   routes: SubstringRoutes = noRoutes,
   versioned: readonly string[] = [],
 ): RenderedQuery {
-  const dialect = sqlDialects[dialectOf(db)];
+  const dialect = sqlDialects[engine];
   const key: FieldSpec = plan.dto.fields.find((f) => f.name === plan.dto.primaryKey) ?? plan.dto.fields[0]!;
   const where = plan.conditions.map((c) => {
     const own = dialect.conditions[c.operator](dialect.compared(c.field), c.field.column, c.values.map((v) => dialect.bind(c.field, v)));

@@ -1,8 +1,7 @@
 // The engine end to end, in the order data flows: parse -> plan -> route -> render ->
 // execute, each called once from here (README.md beside this file). Takes the DTO's catalog
 // entry and the engine context as inputs, so a new query DTO needs no engine change.
-import type { Knex } from 'knex';
-import { dialectOf } from '../db/dialect.js';
+import type { Database } from '../db/database.js';
 import { translateDbError } from '../db/driver-errors.js';
 import { selectTogether } from '../db/reads/select.js';
 import { fail, ok, type FieldError, type Result } from '../errors/api-error.js';
@@ -38,10 +37,10 @@ export function compile(dto: QueryDtoSpec, request: unknown, ctx: EngineContext,
 }
 
 /** Runs a request of `dto`: its records hold `dto`'s fields, each of its family's type. */
-export async function runQuery<D extends QueryDtoSpec>(db: Knex, dto: D, request: unknown, ctx: EngineContext, reported: readonly FieldError[] = []): Promise<Result<QueryOutcome<RecordOf<D>>>> {
+export async function runQuery<D extends QueryDtoSpec>(database: Database, dto: D, request: unknown, ctx: EngineContext, reported: readonly FieldError[] = []): Promise<Result<QueryOutcome<RecordOf<D>>>> {
   const planned = compile(dto, request, ctx, reported);
   if (!planned.ok) return planned;
-  const executed = await runPlan(db, dto, planned.value, ctx);
+  const executed = await runPlan(database, dto, planned.value, ctx);
   return executed.ok ? { ok: true, value: { plan: planned.value, response: executed.value.response } } : executed;
 }
 
@@ -49,27 +48,27 @@ export async function runQuery<D extends QueryDtoSpec>(db: Knex, dto: D, request
  * Runs a plan `compile` made of a request of `dto`; `dto` gives the records their type.
  * `versioned`: tables whose versions the answer's first statement reads beside its rows.
  */
-export async function runPlan<D extends QueryDtoSpec>(db: Knex, _dto: D, plan: QueryPlan, ctx: EngineContext, versioned: readonly string[] = []): Promise<Result<PlanAnswer<D>>> {
+export async function runPlan<D extends QueryDtoSpec>(database: Database, _dto: D, plan: QueryPlan, ctx: EngineContext, versioned: readonly string[] = []): Promise<Result<PlanAnswer<D>>> {
   // The plan projects only `dto`'s fields and format-values converts each by its family,
   // which is what RecordOf<D> says of them.
   try {
-    return ok((await answer(db, plan, ctx, versioned)) as PlanAnswer<D>);
+    return ok((await answer(database, plan, ctx, versioned)) as PlanAnswer<D>);
   } catch (err) {
     return fail(translateDbError(err));
   }
 }
 
-function answer(db: Knex, plan: QueryPlan, ctx: EngineContext, versioned: readonly string[]): Promise<Executed> {
+function answer(database: Database, plan: QueryPlan, ctx: EngineContext, versioned: readonly string[]): Promise<Executed> {
   // A filter the substring index may serve asks the index first, on the connection (and, on
   // SQLite, the read transaction) of the statements that follow.
-  if (mayTakeIndex(plan, dialectOf(db), ctx.substringIndex)) {
-    return selectTogether(db, ctx.queryTimeoutMs, async (select) => {
-      const routes = await substringRoutes(db, select, plan, ctx.substringUpTo);
-      return executeTogether(db, select, render(db, plan, ctx, routes, versioned), plan, ctx);
+  if (mayTakeIndex(plan, database.dialect, ctx.substringIndex)) {
+    return selectTogether(database, ctx.queryTimeoutMs, async (select) => {
+      const routes = await substringRoutes(database, select, plan, ctx.substringUpTo);
+      return executeTogether(database, select, render(database.dialect, plan, ctx, routes, versioned), plan, ctx);
     });
   }
-  const rendered = render(db, plan, ctx, noRoutes, versioned);
+  const rendered = render(database.dialect, plan, ctx, noRoutes, versioned);
   // Most requests have the page alone: one statement, on a connection of its own.
-  if (singleStatement(rendered)) return executeAlone(db, rendered, plan, ctx);
-  return selectTogether(db, ctx.queryTimeoutMs, (select) => executeTogether(db, select, rendered, plan, ctx));
+  if (singleStatement(rendered)) return executeAlone(database, rendered, plan, ctx);
+  return selectTogether(database, ctx.queryTimeoutMs, (select) => executeTogether(database, select, rendered, plan, ctx));
 }

@@ -7,6 +7,7 @@
 // The shape is everything but the bound values: the table, the columns, each fragment's
 // SQL and the identifiers it binds, whether there is a LIMIT and an OFFSET.
 import type { Knex } from 'knex';
+import { partOf, perDatabase, type Database } from '../db/database.js';
 import { bindingsOf, marker, templateFrom, type Template } from '../db/prepared.js';
 import type { Bound, Fragment } from './render-conditions.js';
 import type { SelectParts } from './select-parts.js';
@@ -100,13 +101,11 @@ function markedOf(parts: SelectParts): SelectParts {
   return { ...parts, expressions, where, order, outerOrder, limit, offset };
 }
 
-const caches = new WeakMap<Knex, StatementCache>();
+const statementCaches = perDatabase((database) => createStatementCache(database.knex));
 
-/** The cache of a Knex instance (one per pool, so one per dialect). */
-export function statementCacheOf(db: Knex): StatementCache {
-  let cache = caches.get(db);
-  if (cache === undefined) caches.set(db, (cache = createStatementCache(db)));
-  return cache;
+/** The cache of a database (database.ts), rendered by its own Knex, so in its dialect. */
+export function statementCacheOf(database: Database): StatementCache {
+  return partOf(database, statementCaches);
 }
 
 /**

@@ -4,8 +4,8 @@
 // answer needs (engine-context.ts: the first page of the key's order, or every match) the
 // index route reads those rows; past it the scan costs less. The choice changes what an
 // answer costs, never what it holds.
-import type { Knex } from 'knex';
-import { dialectOf, type Dialect } from '../db/dialect.js';
+import type { Database } from '../db/database.js';
+import type { Dialect } from '../db/dialect.js';
 import { fold } from '../db/fold.js';
 import { cellOf, firstCell, keyOf, type SelectOn } from '../db/reads/select.js';
 import type { EngineContext } from './engine-context.js';
@@ -65,9 +65,10 @@ export const mayTakeIndex = (plan: QueryPlan, dialect: Dialect, enabled: boolean
 /** An FTS5 phrase of the whole term: a quoted string, `"` doubled. */
 const phraseOf = (term: string): string => `"${term.replaceAll('"', '""')}"`;
 
-async function routeOf(db: Knex, select: SelectOn, c: Condition, term: string, upTo: number, firstPage: number): Promise<SubstringRoute | undefined> {
+async function routeOf(database: Database, select: SelectOn, c: Condition, term: string, upTo: number, firstPage: number): Promise<SubstringRoute | undefined> {
   const index = c.field.substringIndex!;
-  if (dialectOf(db) === 'sqlite') {
+  const db = database.knex;
+  if (database.dialect === 'sqlite') {
     const match = phraseOf(term);
     const { sql, bindings } = phraseCount(db, index, match, upTo + 1);
     const n = Number(firstCell(await select(sql, bindings), 'n'));
@@ -92,12 +93,12 @@ async function routeOf(db: Knex, select: SelectOn, c: Condition, term: string, u
 }
 
 /** The index routes of `plan`'s conditions, asked on the request's own connection (`select`). */
-export async function substringRoutes(db: Knex, select: SelectOn, plan: QueryPlan, bounds: EngineContext['substringUpTo']): Promise<SubstringRoutes> {
-  const dialect = dialectOf(db);
+export async function substringRoutes(database: Database, select: SelectOn, plan: QueryPlan, bounds: EngineContext['substringUpTo']): Promise<SubstringRoutes> {
+  const { dialect } = database;
   let routes: Map<Condition, SubstringRoute> | undefined;
   for (const c of plan.conditions) {
     const term = indexable(c, dialect);
-    const route = term === undefined ? undefined : await routeOf(db, select, c, term, needsEveryMatch(plan) ? bounds.everyMatch : bounds.firstPage, bounds.firstPage);
+    const route = term === undefined ? undefined : await routeOf(database, select, c, term, needsEveryMatch(plan) ? bounds.everyMatch : bounds.firstPage, bounds.firstPage);
     if (route !== undefined) (routes ??= new Map()).set(c, route);
   }
   return routes ?? noRoutes;

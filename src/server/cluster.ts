@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { AggregatorRegistry, Registry } from 'prom-client';
 import type { Config } from '../config.js';
 import type { PrimaryMessage, WorkerMessage } from './cluster-worker.js';
-import { connect } from '../db/connect.js';
+import { connect, disconnect } from '../db/connect.js';
 import { scheduleMetrics, type ScheduleSources } from '../http/metrics.js';
 import { exitOnStopSignal, migrateDatabase, startSchedules } from './lifecycle.js';
 
@@ -19,12 +19,12 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
   await migrateDatabase(config);
   const db = connect({ databaseUrl: config.databaseUrl, sqliteFile: config.sqliteFile, statementTimeoutMs: config.queryTimeoutMs });
   // As a single process's pool does, this connection tells restore a server holds the file.
-  if (config.databaseUrl === undefined) await db.raw('SELECT 1');
+  if (config.databaseUrl === undefined) await db.knex.raw('SELECT 1');
   const schedules = startSchedules({ config, db, clock: () => new Date(), logger });
   answerMetricsRequests(schedules.figures);
   const close = async () => {
     await schedules.stop();
-    await db.destroy();
+    await disconnect(db);
   };
   const workers = superviseWorkers(config, logger, (message) => {
     void close().finally(() => {

@@ -8,7 +8,7 @@ import net, { type Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { schedulePurge } from '../auth/token-purge.js';
 import type { Config } from '../config.js';
-import { connect } from '../db/connect.js';
+import { connect, disconnect } from '../db/connect.js';
 import { scheduleBackups } from '../db/maintenance/backup-schedule.js';
 import { scheduleMaintenance } from '../db/maintenance/maintenance-schedule.js';
 import { migrate } from '../db/migrate.js';
@@ -58,7 +58,7 @@ export async function migrateDatabase(config: Config): Promise<void> {
   try {
     await migrate(migrator);
   } finally {
-    await migrator.destroy();
+    await disconnect(migrator);
   }
 }
 
@@ -86,7 +86,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
   });
   // The pool keeps this connection open, and with it the lock that tells restore a server
   // holds the SQLite file (design.md §9).
-  if (config.databaseUrl === undefined) await db.raw('SELECT 1');
+  if (config.databaseUrl === undefined) await db.knex.raw('SELECT 1');
   const deps = { config, db, clock: () => new Date(), logger };
   const modules = createModules(deps);
   await modules.start();
@@ -111,7 +111,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
       await drain(server);
       await schedules?.stop();
       await modules.close();
-      await db.destroy();
+      await disconnect(db);
       logger.info('stopped');
     },
   };

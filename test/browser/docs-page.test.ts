@@ -94,7 +94,7 @@ forEachDialect('documentation page in Chromium', (dialect) => {
     expect(answer.status, answer.body).to.equal('200');
     registered = JSON.parse(answer.body);
     expect(registered).to.include({ userName });
-    const row = await s.db('app_user').where({ id: Number(registered!.userId) }).first('user_name');
+    const row = await s.knex('app_user').where({ id: Number(registered!.userId) }).first('user_name');
     expect(row?.user_name).to.equal(userName);
     fs.mkdirSync(outputDir, { recursive: true });
     await page.screenshot({ path: new URL(`docs-page-${dialect}.png`, outputDir).pathname, fullPage: true });

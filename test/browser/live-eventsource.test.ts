@@ -79,7 +79,7 @@ forEachDialect('live answers in Chromium: EventSource', (dialect) => {
       const run = await runCli('db', ['sql', '--write'], { SQLITE_FILE: s.sqliteFile! }, `UPDATE soggetto_recapito SET recapito = '${written}' WHERE id = 1;\n`);
       expect([run.code, run.stderr]).to.deep.equal([0, '']);
     } else {
-      await s.db.raw('UPDATE soggetto_recapito SET recapito = ? WHERE id = 1', [written]);
+      await s.knex.raw('UPDATE soggetto_recapito SET recapito = ? WHERE id = 1', [written]);
     }
     const later = await until('the new answer', (x) => x.answers.some((a) => a.recapito === written));
     const last = later.answers.at(-1)!;

@@ -216,7 +216,7 @@ forEachDialect('clients generated from the served contract', (dialect) => {
   });
 
   it('Register\'s meta sent by a generated client in the query string is stored', async () => {
-    const rows = await s.db('app_user').where('user_name', 'like', 'gen.%').whereNotNull('meta').select('meta');
+    const rows = await s.knex('app_user').where('user_name', 'like', 'gen.%').whereNotNull('meta').select('meta');
     expect(rows.map((r: { meta: string }) => JSON.parse(r.meta)).filter((m: Json) => m['source'] === 'web').length).to.be.greaterThan(0);
   });
 });

@@ -126,7 +126,7 @@ forEachDialect('ServiceStack JsonServiceClient', (dialect) => {
             now += minutes(16);
             const status = await failureOf(c.get(new dtos.SoggettoRecapitoQuery({ take: 1 })));
             expect(status.errorCode).to.equal('Unauthorized');
-            const session = await s.db('auth_session').where({ id: auth.sessionId }).first('revoked_at');
+            const session = await s.knex('auth_session').where({ id: auth.sessionId }).first('revoked_at');
             expect(session.revoked_at, 'the reuse of a spent token revoked the session').not.to.equal(null);
             return;
           }

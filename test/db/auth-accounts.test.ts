@@ -35,7 +35,7 @@ async function failure(p: Promise<unknown>): Promise<ApiError> {
 
 async function failTrigger(db: TestDb, table: string): Promise<string> {
   const name = `fail_${table}`;
-  await db.db.raw(
+  await db.knex.raw(
     db.dialect === 'mysql'
       ? `CREATE TRIGGER ${name} BEFORE INSERT ON ${table} FOR EACH ROW SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'injected failure'`
       : `CREATE TRIGGER ${name} BEFORE INSERT ON ${table} BEGIN SELECT RAISE(ABORT, 'injected failure'); END`,
@@ -55,7 +55,7 @@ forEachDialect('auth accounts module', (dialect: Dialect) => {
   const admin: Principal = { userId: '999', sessionId: 'admin-session', userName: 'root', roles: ['Admin'] };
   const signIn = (userName: string, password: string) => accountHandlers(accounts.context).Authenticate(req({ userName, password }));
   const refresh = (refreshToken: string) => accountHandlers(accounts.context).GetAccessToken(req({ refreshToken }));
-  const count = async (table: string) => Number((await tdb.db(table).count({ n: '*' }))[0]!['n']);
+  const count = async (table: string) => Number((await tdb.knex(table).count({ n: '*' }))[0]!['n']);
 
   beforeEach(async () => {
     now = Date.parse('2026-05-01T08:00:00.000Z');
@@ -88,7 +88,7 @@ forEachDialect('auth accounts module', (dialect: Dialect) => {
     const trigger = await failTrigger(tdb, 'app_user_role');
     await accountHandlers(accounts.context).Register(req({ userName: 'mario', password: 'correct-horse' })).then(() => expect.fail('should fail'), () => undefined);
     expect(await count('app_user')).to.equal(0);
-    await tdb.db.raw(`DROP TRIGGER ${trigger}`);
+    await tdb.knex.raw(`DROP TRIGGER ${trigger}`);
     const r = await accountHandlers(accounts.context).Register(req({ userName: 'mario', password: 'correct-horse' }));
     expect(r.body).to.have.property('userId');
     // DEFAULT_ROLES are given at registration.
@@ -112,7 +112,7 @@ forEachDialect('auth accounts module', (dialect: Dialect) => {
     expect([reuse.status, reuse.headers['WWW-Authenticate']]).to.deep.equal([401, 'Bearer']);
     // The newest token died with its session.
     expect((await failure(refresh(third.refreshToken))).status).to.equal(401);
-    const stored = await tdb.db('refresh_token').select('token_hash');
+    const stored = await tdb.knex('refresh_token').select('token_hash');
     expect(stored.map((r) => r.token_hash)).to.not.include(first.refreshToken);
   });
 
@@ -170,7 +170,7 @@ forEachDialect('auth accounts module', (dialect: Dialect) => {
 
   it('stores meta, names and the case-insensitive keys with the user', async () => {
     await accountHandlers(accounts.context).Register(req({ userName: 'Mario.Rossi', email: 'M@Example.it', password: 'correct-horse', firstName: 'Mario', meta: { source: 'web' } }));
-    const row = await tdb.db('app_user').first();
+    const row = await tdb.knex('app_user').first();
     expect(row).to.include({ user_name: 'Mario.Rossi', user_name_key: 'mario.rossi', email: 'M@Example.it', email_key: 'm@example.it', first_name: 'Mario' });
     expect(JSON.parse(row.meta)).to.deep.equal({ source: 'web' });
     expect(row.password_hash).to.match(/^c2NyeXB0/);

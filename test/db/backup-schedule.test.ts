@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { backupName, scheduleBackups } from '../../src/db/maintenance/backup-schedule.js';
-import { connect } from '../../src/db/connect.js';
+import { connect, disconnect } from '../../src/db/connect.js';
 import { migrate } from '../../src/db/migrate.js';
 import { startService } from '../reliability/support/service-process.js';
 
@@ -30,7 +30,7 @@ describe('scheduled backups of the SQLite file', function () {
     live = path.join(dir, 'live.sqlite');
     const db = connect({ sqliteFile: live });
     await migrate(db);
-    await db.destroy();
+    await disconnect(db);
   });
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 

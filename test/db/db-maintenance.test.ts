@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
 import { schedulePurge } from '../../src/auth/token-purge.js';
-import { connect } from '../../src/db/connect.js';
+import { connect, disconnect } from '../../src/db/connect.js';
 import type { Dialect } from '../../src/db/dialect.js';
 import { createMaintainer, movedALot } from '../../src/db/maintenance/maintenance.js';
 import { scheduleMaintenance } from '../../src/db/maintenance/maintenance-schedule.js';
@@ -45,7 +45,7 @@ forEachDialect('database maintenance', (dialect: Dialect) => {
   afterEach(() => tdb.drop());
 
   /** n rows of soggetto_recapito from one statement (MariaDB caps a recursive CTE at 1,000 iterations). */
-  const addRows = (n: number) => tdb.db.raw(
+  const addRows = (n: number) => tdb.knex.raw(
     `INSERT INTO soggetto_recapito (soggetto_id, tipo_recapito_id, recapito, codice_esterno)
      WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k WHERE i < 99)
      SELECT a.i * 100 + b.i, 1, 'r', 'c' FROM k a CROSS JOIN k b WHERE a.i * 100 + b.i < ?`, [n]);
@@ -58,12 +58,12 @@ forEachDialect('database maintenance', (dialect: Dialect) => {
     const second = await maintainer.turn();
     if (dialect === 'mysql') {
       expect(second.analyzed).to.deep.equal(['soggetto_recapito']);
-      const [stats] = (await tdb.db.raw('SELECT n_rows FROM mysql.innodb_table_stats WHERE database_name = DATABASE() AND table_name = ?', ['soggetto_recapito'])) as [Array<{ n_rows: number }>];
+      const [stats] = (await tdb.knex.raw('SELECT n_rows FROM mysql.innodb_table_stats WHERE database_name = DATABASE() AND table_name = ?', ['soggetto_recapito'])) as [Array<{ n_rows: number }>];
       expect(Number(stats[0]?.n_rows), 'InnoDB\'s statistics, sampled').to.be.within(4500, 5500);
     } else {
       expect(second.analyzed).to.include('soggetto_recapito');
       expect(second.freePages).to.be.a('number');
-      const stat = await tdb.db('sqlite_stat1').where({ idx: 'ix_soggetto_recapito_soggetto_id' }).first('stat');
+      const stat = await tdb.knex('sqlite_stat1').where({ idx: 'ix_soggetto_recapito_soggetto_id' }).first('stat');
       expect(stat.stat).to.match(/^5000 /);
     }
     const third = await maintainer.turn();
@@ -72,8 +72,8 @@ forEachDialect('database maintenance', (dialect: Dialect) => {
 
   it('takes a turn after each purge that deleted rows, and none after one that deleted nothing: one log line each, counted', async () => {
     const { logger, lines } = capture();
-    await tdb.db('app_user').insert({ id: 1, user_name: 'anna', user_name_key: 'anna', password_hash: 'x', created_at: new Date(Date.now() - 86400e3) });
-    await tdb.db('auth_session').insert({ id: 's1', user_id: 1, created_at: new Date(Date.now() - 7200e3), revoked_at: new Date(Date.now() - 3600e3) });
+    await tdb.knex('app_user').insert({ id: 1, user_name: 'anna', user_name_key: 'anna', password_hash: 'x', created_at: new Date(Date.now() - 86400e3) });
+    await tdb.knex('auth_session').insert({ id: 's1', user_id: 1, created_at: new Date(Date.now() - 7200e3), revoked_at: new Date(Date.now() - 3600e3) });
     const maintenance = scheduleMaintenance({ db: tdb.db, logger, intervalS: 0 });
     const purge = schedulePurge({ db: tdb.db, clock: () => new Date(), logger, intervalS: 1, afterPurge: () => maintenance.afterPurge() });
     const purges = () => lines.filter((l) => l.msg === 'purged refresh tokens and sessions').length;
@@ -102,7 +102,7 @@ forEachDialect('database maintenance', (dialect: Dialect) => {
   it('a turn that fails is a warning and no count; the next turn tries again', async () => {
     const { logger, lines } = capture();
     const gone = connect({ databaseUrl: tdb.databaseUrl, sqliteFile: tdb.sqliteFile });
-    await gone.destroy();
+    await disconnect(gone);
     const maintenance = scheduleMaintenance({ db: gone, logger, intervalS: 0 });
     await maintenance.afterPurge();
     expect(lines.map((l) => [l.level, l.msg])).to.deep.equal([[40, 'database maintenance failed; the next turn tries again']]);

@@ -21,8 +21,8 @@ forEachDialect('impianti files dates', (dialect) => {
   let t: TestDb;
   before(async () => {
     t = await createTestDb(dialect);
-    await t.db('impianto').insert({ id: 1, nome: 'Impianto date' });
-    await t.db('impianto_file').insert({ id: 1, nome: 'Radice', is_folder: true, impianto_id: 1, data_creazione: '2026-01-01 00:00:00', data_aggiornamento: '2026-01-01 00:00:00' });
+    await t.knex('impianto').insert({ id: 1, nome: 'Impianto date' });
+    await t.knex('impianto_file').insert({ id: 1, nome: 'Radice', is_folder: true, impianto_id: 1, data_creazione: '2026-01-01 00:00:00', data_aggiornamento: '2026-01-01 00:00:00' });
   });
   after(() => t.drop());
 
@@ -30,7 +30,7 @@ forEachDialect('impianti files dates', (dialect) => {
     if (!engines.includes(dialect)) return;
     it(`reads ${name} as ${want}`, async () => {
       const id = 10 + i;
-      await t.db('impianto_file').insert({ id, nome: name, is_folder: false, folder_id: 1, impianto_id: 1, data_creazione: value, data_aggiornamento: value });
+      await t.knex('impianto_file').insert({ id, nome: name, is_folder: false, folder_id: 1, impianto_id: 1, data_creazione: value, data_aggiornamento: value });
       const row = (await createImpiantoFilesRepository(t.db).listChildren(1)).find((r) => Number(r.id) === id);
       expect(row, 'row').to.not.equal(undefined);
       expect(toFileMetadata(row!)).to.include({ dataCreazione: want, dataAggiornamento: want });

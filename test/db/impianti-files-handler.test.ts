@@ -29,8 +29,8 @@ forEachDialect('impianti files handler', (dialect) => {
   let handle: (impiantoId: number) => Promise<unknown>;
   before(async () => {
     t = await createTestDb(dialect);
-    await t.db('impianto').insert([1, 2, 3].map((id) => ({ id, nome: `Impianto ${id}` })));
-    await insertImpiantoFiles(t.db, [
+    await t.knex('impianto').insert([1, 2, 3].map((id) => ({ id, nome: `Impianto ${id}` })));
+    await insertImpiantoFiles(t.knex, [
       node(1, 'Documentazione', true, null, 1), node(2, 'Manutenzione', true, 1, 1),
       node(3, 'Dichiarazione di conformità.pdf', false, 1, 1), node(4, 'Rapporto 2025.pdf', false, 2, 1),
       node(5, 'Scheda impianto.pdf', false, null, 2),

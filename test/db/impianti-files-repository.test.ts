@@ -16,8 +16,8 @@ forEachDialect('impianti files repository', (dialect) => {
   let t: TestDb;
   before(async () => {
     t = await createTestDb(dialect);
-    await t.db('impianto').insert([1, 2, 3, 4].map((id) => ({ id, nome: `Impianto ${id}` })));
-    await insertImpiantoFiles(t.db, [
+    await t.knex('impianto').insert([1, 2, 3, 4].map((id) => ({ id, nome: `Impianto ${id}` })));
+    await insertImpiantoFiles(t.knex, [
       // Impianto 1 has two rows with folder_id NULL: the lowest id is the root.
       node(10, 'Documentazione', true, null, 1), node(11, 'Vecchia radice', true, null, 1),
       // Children inserted out of order; ties after folding ("Àrea", "area", "AREA") fall back to id.
@@ -68,15 +68,15 @@ forEachDialect('impianti files repository', (dialect) => {
 
   it('answers a folder of 10,000 children in two queries, in the same order as fold()', async function () {
     this.timeout(60_000);
-    await t.db('impianto').insert({ id: 5, nome: 'Impianto grande' });
-    await insertImpiantoFiles(t.db, [node(100, 'Archivio', true, null, 5)]);
+    await t.knex('impianto').insert({ id: 5, nome: 'Impianto grande' });
+    await insertImpiantoFiles(t.knex, [node(100, 'Archivio', true, null, 5)]);
     const many = Array.from({ length: 10_000 }, (_, i) => {
       const n = (i * 7919) % 10_000;
       // Letters, digits and spaces only, where both engines promise the same order (design.md §7).
       const nome = `${['Relazione', 'rélazione', 'Verbale', 'ÀLLEGATO'][n % 4]} ${String(n % 2500).padStart(4, '0')}`;
       return node(1000 + i, nome, i % 10 === 0, 100, 5);
     });
-    await insertImpiantoFiles(t.db, many);
+    await insertImpiantoFiles(t.knex, many);
     const sql: string[] = [];
     const stop = watchReads(t.db, (q) => sql.push(q.sql));
     try {

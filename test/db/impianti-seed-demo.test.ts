@@ -43,19 +43,19 @@ forEachDialect('impianti demo seed', (dialect) => {
   });
 
   it('stores a storage path for files only', async () => {
-    const rows = await t.db('impianto_file').select('is_folder', 'percorso_storage');
+    const rows = await t.knex('impianto_file').select('is_folder', 'percorso_storage');
     for (const r of rows) expect(r.percorso_storage == null).to.equal(Number(r.is_folder) === 1);
   });
 
   it('fills the lookup tables with varied, realistic rows', async () => {
-    const c = await counts(t.db);
+    const c = await counts(t.knex);
     expect(c['caratteristica_gruppo']).to.be.within(38, 45);
     expect(c['soggetto_recapito']).to.be.within(55, 65);
-    const gruppi = await t.db('caratteristica_gruppo').select('descrizione', 'is_disattiva');
+    const gruppi = await t.knex('caratteristica_gruppo').select('descrizione', 'is_disattiva');
     expect(gruppi.map((g) => g.descrizione)).to.include.members(['Caratteristiche elettriche', 'Sicurezza antincendio', 'Impianto di climatizzazione']);
     expect(new Set(gruppi.map((g) => Number(g.is_disattiva)))).to.deep.equal(new Set([0, 1]));
     expect(gruppi.some((g) => /[àèéìòù]/i.test(g.descrizione))).to.equal(true);
-    const recapiti = await t.db('soggetto_recapito').select('recapito', 'codice_esterno');
+    const recapiti = await t.knex('soggetto_recapito').select('recapito', 'codice_esterno');
     expect(recapiti.some((r) => /@pec\./.test(r.recapito))).to.equal(true);
     expect(recapiti.some((r) => /^\+39 0\d \d{7}$/.test(r.recapito))).to.equal(true);
     expect(recapiti.some((r) => r.codice_esterno === null)).to.equal(true);
@@ -63,22 +63,22 @@ forEachDialect('impianti demo seed', (dialect) => {
   });
 
   it('changes nothing when run again', async () => {
-    const before = await counts(t.db);
+    const before = await counts(t.knex);
     await seedDemo(t.db);
-    expect(await counts(t.db)).to.deep.equal(before);
+    expect(await counts(t.knex)).to.deep.equal(before);
   });
 
   it('fills only the tables that are still empty', async () => {
     const fresh = await createTestDb(dialect);
     try {
-      await fresh.db('caratteristica_gruppo').insert({ descrizione: 'Già presente', tipo_caratteristica_sezione_id: 1, icona_immagine_id: 1, ordine_vista: 1 });
+      await fresh.knex('caratteristica_gruppo').insert({ descrizione: 'Già presente', tipo_caratteristica_sezione_id: 1, icona_immagine_id: 1, ordine_vista: 1 });
       await seedDemo(fresh.db);
-      const c = await counts(fresh.db);
+      const c = await counts(fresh.knex);
       expect(c['caratteristica_gruppo']).to.equal(1);
       expect(c['impianto']).to.be.greaterThan(3);
       expect(c['soggetto_recapito']).to.be.greaterThan(50);
       // Explicit ids must not block later inserts: the counters moved past them.
-      const [id] = await fresh.db('impianto').insert({ nome: 'Nuovo impianto' });
+      const [id] = await fresh.knex('impianto').insert({ nome: 'Nuovo impianto' });
       expect(Number(id)).to.equal(c['impianto']! + 1);
     } finally {
       await fresh.drop();

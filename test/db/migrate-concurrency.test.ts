@@ -3,7 +3,7 @@
 // A node restarting on a database that holds every migration only reads it.
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
-import { connect } from '../../src/db/connect.js';
+import { connect, disconnect } from '../../src/db/connect.js';
 import { migrate } from '../../src/db/migrate.js';
 import * as replicaHeartbeat from '../../src/db/migrations/006-replica-heartbeat.js';
 import { withNamedLock } from '../../src/db/named-lock.js';
@@ -24,11 +24,11 @@ if (dialects.includes('mysql')) describe('migrations: nodes starting together [m
       const outcomes = await Promise.allSettled(pools.map((db) => migrate(db)));
       expect(outcomes.map((o) => (o.status === 'rejected' ? String(o.reason) : 'ok'))).to.deep.equal(Array(nodes).fill('ok'));
     } finally {
-      await Promise.all(pools.map((db) => db.destroy()));
+      await Promise.all(pools.map((db) => disconnect(db)));
     }
-    const done = await empty.db('knex_migrations').select('name').orderBy('id');
+    const done = await empty.knex('knex_migrations').select('name').orderBy('id');
     expect(done.map((r) => r.name)).to.have.length(new Set(done.map((r) => r.name)).size).and.length.greaterThan(0);
-    const [lock] = await empty.db('knex_migrations_lock').select('is_locked');
+    const [lock] = await empty.knex('knex_migrations_lock').select('is_locked');
     expect(Number(lock.is_locked)).to.equal(0);
   });
 });
@@ -46,7 +46,7 @@ forEachDialect('migrations: a node restarting on a current database', (dialect) 
   after(() => current.drop());
 
   it('starts at once while another holds the lock a migration would take, and changes no row', async () => {
-    const before = await current.db('knex_migrations').select('id', 'name', 'migration_time').orderBy('id');
+    const before = await current.knex('knex_migrations').select('id', 'name', 'migration_time').orderBy('id');
     const node = connect({ databaseUrl: current.databaseUrl, sqliteFile: current.sqliteFile, poolMax: 2 });
     // MySQL: the lease that serialises migrations, held by another node until the end;
     // SQLite: the file's write lock, which knex's own lock row needs.
@@ -70,19 +70,19 @@ forEachDialect('migrations: a node restarting on a current database', (dialect) 
       sqliteWriter?.close();
       release();
       await held;
-      await holder?.destroy();
+      if (holder) await disconnect(holder);
       await run.catch(() => undefined);
-      await node.destroy();
+      await disconnect(node);
     }
     expect(outcome).to.equal('started');
-    expect(await current.db('knex_migrations').select('id', 'name', 'migration_time').orderBy('id')).to.deep.equal(before);
+    expect(await current.knex('knex_migrations').select('id', 'name', 'migration_time').orderBy('id')).to.deep.equal(before);
   });
 
   it('still migrates a database that lacks a migration', async () => {
-    await replicaHeartbeat.down(current.db);
-    await current.db('knex_migrations').where({ name: replicaHeartbeat.name }).delete();
+    await replicaHeartbeat.down(current.knex);
+    await current.knex('knex_migrations').where({ name: replicaHeartbeat.name }).delete();
     await migrate(current.db);
-    expect(await current.db('knex_migrations').where({ name: replicaHeartbeat.name }).select('name')).to.have.length(1);
-    expect(await current.db('replica_heartbeat').select('id')).to.deep.equal([{ id: 1 }]);
+    expect(await current.knex('knex_migrations').where({ name: replicaHeartbeat.name }).select('name')).to.have.length(1);
+    expect(await current.knex('replica_heartbeat').select('id')).to.deep.equal([{ id: 1 }]);
   });
 });

@@ -46,14 +46,14 @@ forEachDialect('operator loading: bad input', (dialect) => {
   before(async () => {
     t = await createTestDb(dialect);
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'impianti-load-bad-'));
-    await t.db('soggetto_recapito').insert({ id: 500, soggetto_id: 1, tipo_recapito_id: 1, recapito: 'kept' });
+    await t.knex('soggetto_recapito').insert({ id: 500, soggetto_id: 1, tipo_recapito_id: 1, recapito: 'kept' });
   });
   after(async () => {
     await t?.drop();
     fs.rmSync(dir, { recursive: true, force: true });
   });
   const env = (): Record<string, string> => (t.databaseUrl ? { DATABASE_URL: t.databaseUrl } : { SQLITE_FILE: t.sqliteFile! });
-  const rows = async () => (await t.db('soggetto_recapito').select('id').orderBy('id')).map((r: { id: number }) => r.id);
+  const rows = async () => (await t.knex('soggetto_recapito').select('id').orderBy('id')).map((r: { id: number }) => r.id);
 
   for (const [name, { file, content, args = [], want }] of cases) {
     if (dialect !== 'mysql' && args.includes('--mysql-via')) continue;
@@ -70,8 +70,8 @@ forEachDialect('operator loading: bad input', (dialect) => {
     const r = await runCli('load', ['soggetto_recapito', path.join(dir, 'bom.csv')], env());
     expect([r.code, r.stderr]).to.deep.equal([0, '']);
     expect(await rows()).to.deep.equal([31, 32, 500]);
-    expect(await t.db('soggetto_recapito').where({ id: 32 }).first('recapito')).to.deep.equal({ recapito: 'r32@example.it' });
-    await t.db('soggetto_recapito').whereIn('id', [31, 32]).delete();
+    expect(await t.knex('soggetto_recapito').where({ id: 32 }).first('recapito')).to.deep.equal({ recapito: 'r32@example.it' });
+    await t.knex('soggetto_recapito').whereIn('id', [31, 32]).delete();
   });
 
   for (const via of dialect === 'mysql' ? ['insert', 'infile'] : ['']) {
@@ -85,9 +85,9 @@ forEachDialect('operator loading: bad input', (dialect) => {
         const r = await runCli('load', ['soggetto_recapito', path.join(dir, file), ...viaArgs], env());
         expect([r.code, r.stderr]).to.deep.equal([0, '']);
       }
-      const got = await t.db('soggetto_recapito').where('id', '>=', 51).andWhere('id', '<=', 60).orderBy('id').select('recapito', 'codice_esterno');
+      const got = await t.knex('soggetto_recapito').where('id', '>=', 51).andWhere('id', '<=', 60).orderBy('id').select('recapito', 'codice_esterno');
       expect(got).to.deep.equal([...values.map((recapito, i) => ({ recapito, codice_esterno: i === 0 ? '' : `CRM-${i}` })), { recapito: null, codice_esterno: null }]);
-      await t.db('soggetto_recapito').where('id', '>=', 51).andWhere('id', '<=', 60).delete();
+      await t.knex('soggetto_recapito').where('id', '>=', 51).andWhere('id', '<=', 60).delete();
     });
   }
 

@@ -11,7 +11,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { connect } from '../../src/db/connect.js';
+import { connect, disconnect } from '../../src/db/connect.js';
 import type { Dialect } from '../../src/db/dialect.js';
 import { migrate } from '../../src/db/migrate.js';
 import { PrivateMariaDb } from '../reliability/support/private-mariadb.js';
@@ -54,9 +54,9 @@ forEachDialect('operator loading: a full disk', (dialect) => {
     const db = connect({ databaseUrl: env['DATABASE_URL'], sqliteFile: env['SQLITE_FILE'] });
     try {
       await migrate(db);
-      await db('soggetto_recapito').insert({ id: 1, soggetto_id: 1, tipo_recapito_id: 1, recapito: 'kept' });
+      await db.knex('soggetto_recapito').insert({ id: 1, soggetto_id: 1, tipo_recapito_id: 1, recapito: 'kept' });
     } finally {
-      await db.destroy();
+      await disconnect(db);
     }
   });
   after(async () => {
@@ -78,9 +78,9 @@ forEachDialect('operator loading: a full disk', (dialect) => {
       expect(Number(m![1])).to.be.within(1000, rows);
       const db = connect({ databaseUrl: env['DATABASE_URL'], sqliteFile: env['SQLITE_FILE'] });
       try {
-        expect(await db('soggetto_recapito').select('id', 'recapito')).to.deep.equal([{ id: 1, recapito: 'kept' }]);
+        expect(await db.knex('soggetto_recapito').select('id', 'recapito')).to.deep.equal([{ id: 1, recapito: 'kept' }]);
       } finally {
-        await db.destroy();
+        await disconnect(db);
       }
     });
   }

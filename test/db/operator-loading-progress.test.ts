@@ -59,6 +59,6 @@ forEachDialect('operator loading: progress', (dialect) => {
     expect(screen).to.match(/\x1b\[1Gloading soggetto_recapito \S+ \d+% of the file \| \d+ rows \| \d+ rows\/s \| .+ left\x1b\[0K/);
     // The summary follows the bar's last escape codes on its line.
     expect(new RegExp(summary.source.slice(1), 'm').exec(screen)?.[1]).to.equal(String(rows));
-    expect(Number((await t.db('soggetto_recapito').count({ n: '*' }).first())?.['n'])).to.equal(2 * rows);
+    expect(Number((await t.knex('soggetto_recapito').count({ n: '*' }).first())?.['n'])).to.equal(2 * rows);
   });
 });

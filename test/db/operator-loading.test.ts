@@ -44,7 +44,7 @@ forEachDialect('operator loading', (dialect: Dialect) => {
 
   it('the engine\'s client inserts an impianto with the contract\'s columns only: the rest has defaults', async () => {
     await engineSql('INSERT INTO impianto (id) VALUES (9001)');
-    const row = await s.db('impianto').where({ id: 9001 }).first('nome');
+    const row = await s.knex('impianto').where({ id: 9001 }).first('nome');
     expect(row.nome).to.equal('');
   });
 
@@ -69,7 +69,7 @@ forEachDialect('operator loading', (dialect: Dialect) => {
     expect(csv.stdout).to.match(/^2 rows loaded into soggetto_recapito in \d+\.\d s: \d+ rows\/s, peak memory \d+ MB$/m);
     expect((await search('SoggettoId=78&Fields=Id')).map((r) => r.id)).to.deep.equal([9201, 9202, 9203]);
     expect((await search('RecapitoContains=CITTA&SoggettoId=78&Fields=Id')).map((r) => r.id)).to.deep.equal([9201]);
-    const quoted = await s.db('soggetto_recapito').where({ id: 9202 }).first('recapito', 'codice_esterno');
+    const quoted = await s.knex('soggetto_recapito').where({ id: 9202 }).first('recapito', 'codice_esterno');
     expect(quoted).to.deep.equal({ recapito: '"quoted", with comma', codice_esterno: 'CRM-1' });
   });
 
@@ -83,7 +83,7 @@ forEachDialect('operator loading', (dialect: Dialect) => {
       'bad.csv:5: 3 fields, the header has 4',
       'nothing was loaded',
     ]);
-    expect(await s.db('soggetto_recapito').where('id', '>=', 9301).count({ n: '*' }).first()).to.satisfy((x: { n: number | string }) => Number(x.n) === 0);
+    expect(await s.knex('soggetto_recapito').where('id', '>=', 9301).count({ n: '*' }).first()).to.satisfy((x: { n: number | string }) => Number(x.n) === 0);
   });
 
   it('a row the database refuses (a duplicate id) rolls the whole file back, naming its line', async () => {
@@ -91,7 +91,7 @@ forEachDialect('operator loading', (dialect: Dialect) => {
     const r = await load('soggetto_recapito', path.join(dir, 'dup.jsonl'));
     expect(r.code).to.equal(1);
     expect(r.stderr).to.equal('dup.jsonl:3: id 9401 appears earlier in this file\nnothing was loaded\n');
-    expect(await s.db('soggetto_recapito').where({ soggetto_id: 80 }).count({ n: '*' }).first()).to.satisfy((x: { n: number | string }) => Number(x.n) === 0);
+    expect(await s.knex('soggetto_recapito').where({ soggetto_id: 80 }).count({ n: '*' }).first()).to.satisfy((x: { n: number | string }) => Number(x.n) === 0);
   });
 
   it('refuses an unknown table and a file that is neither CSV nor JSON lines', async () => {
@@ -103,6 +103,6 @@ forEachDialect('operator loading', (dialect: Dialect) => {
     const named = await load('impianto', path.join(dir, 'x.txt'));
     expect(named.code, named.stderr).to.equal(2);
     expect(named.stderr).to.match(/x\.txt: the name must end in \.csv or \.jsonl\n/);
-    expect(await s.db('impianto').where({ id: 9501 }).first('id')).to.equal(undefined);
+    expect(await s.knex('impianto').where({ id: 9501 }).first('id')).to.equal(undefined);
   });
 });

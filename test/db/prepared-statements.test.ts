@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { connect, disconnect } from '../../src/db/connect.js';
 import { selectRows } from '../../src/db/reads/select.js';
-import type { Knex } from 'knex';
+import type { Database } from '../../src/db/database.js';
 import { createTestDb, type TestDb } from '../support/db.js';
 import { dialects } from '../support/dialects.js';
 
@@ -16,7 +16,7 @@ const perConnection = 100;
  * A counter of the read connection, read on it: the status text is prepared on its first
  * read and executed on each, which `ownExecutions` takes out again.
  */
-async function status(db: Knex, scope: 'SESSION' | 'GLOBAL', name: string): Promise<number> {
+async function status(db: Database, scope: 'SESSION' | 'GLOBAL', name: string): Promise<number> {
   const rows = await selectRows<{ value: string }>(db, `SELECT VARIABLE_VALUE AS value FROM information_schema.${scope}_STATUS WHERE VARIABLE_NAME = ?`, [name.toUpperCase()]);
   return Number(rows[0]!.value);
 }
@@ -29,10 +29,10 @@ const idIn = (n: number) => `select \`id\`, \`recapito\` from \`soggetto_recapit
 // Declared only when the run covers MySQL (DIALECTS): it has no SQLite counterpart.
 if (dialects.includes('mysql')) describe('prepared read statements [mysql]', () => {
   let t: TestDb;
-  let db: Knex;
+  let db: Database;
   before(async () => {
     t = await createTestDb('mysql');
-    await t.db('soggetto_recapito').insert(Array.from({ length: 20 }, (_, i) => ({ id: i + 1, soggetto_id: 1, tipo_recapito_id: 1, recapito: `r${i + 1}` })));
+    await t.knex('soggetto_recapito').insert(Array.from({ length: 20 }, (_, i) => ({ id: i + 1, soggetto_id: 1, tipo_recapito_id: 1, recapito: `r${i + 1}` })));
     db = connect({ databaseUrl: t.databaseUrl!, poolMax: 1 });
   });
   after(async () => {

@@ -55,7 +55,7 @@ for (const dialect of dialects) {
     const tables = new Map<QueryDtoSpec, Row[]>([[cg, dataset(cg, 120, 3)], [sr, dataset(sr, 120, 5)]]);
     before(async () => {
       t = await createTestDb(dialect);
-      for (const [dto, rows] of tables) await t.db.batchInsert(dto.table, rows.map(asDb), 100);
+      for (const [dto, rows] of tables) await t.knex.batchInsert(dto.table, rows.map(asDb), 100);
     });
     after(async () => t?.drop());
 
@@ -111,7 +111,7 @@ for (const dialect of dialects) {
           for (; pages < 4 && page.next !== undefined; pages++) {
             const copies = reference(dto, request, table).results.slice(0, 2).map((rec) => ({ ...rowOf(rec), id: 0 }));
             const extra = [...copies, ...dataset(dto, 2, seed + nextId)].map((r) => ({ ...r, id: nextId++ }));
-            await t.db.batchInsert(dto.table, extra.map(asDb), 100);
+            await t.knex.batchInsert(dto.table, extra.map(asDb), 100);
             table.push(...extra);
             insertedBefore += extra.filter((r) => reference(dto, request, [r]).results.length === 1 && order(r, rowOf(last)) < 0).length;
             // The rows after the cursor as the reference finds them now, inserted ones included.

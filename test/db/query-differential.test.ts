@@ -28,7 +28,7 @@ describe(`query differential [${dialects.join(',')} + reference]`, function () {
       dbs.push(t);
       for (const [dto, rows] of tables) {
         // Booleans as 1/0: better-sqlite3 refuses JS booleans as parameters.
-        await t.db.batchInsert(dto.table, rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'boolean' ? Number(v) : v]))), 100);
+        await t.knex.batchInsert(dto.table, rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'boolean' ? Number(v) : v]))), 100);
       }
     }
   });

@@ -23,8 +23,8 @@ forEachDialect('query EstimatedTotal by sample', (dialect) => {
     this.timeout(60000);
     t = await createTestDb(dialect);
     const rows = Array.from({ length: ROWS }, (_, i) => ({ id: i + 1, soggetto_id: (i + 1) % 100, tipo_recapito_id: 1 + (i % 5), recapito: recapitoOf(i + 1), codice_esterno: null }));
-    await t.db.batchInsert('soggetto_recapito', rows, 500);
-    await t.db.raw(dialect === 'mysql' ? 'ANALYZE TABLE soggetto_recapito' : 'ANALYZE');
+    await t.knex.batchInsert('soggetto_recapito', rows, 500);
+    await t.knex.raw(dialect === 'mysql' ? 'ANALYZE TABLE soggetto_recapito' : 'ANALYZE');
     watchReads(t.db, (q) => statements.push(q.sql));
   });
   after(async () => t?.drop());

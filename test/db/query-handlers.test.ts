@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import { loadConfig } from '../../src/config.js';
 import { searchCollation } from '../../src/db/collation.js';
-import { connect } from '../../src/db/connect.js';
+import { connect, disconnect } from '../../src/db/connect.js';
 import { ApiError, fail, ok } from '../../src/errors/api-error.js';
 import { translateDbError } from '../../src/db/driver-errors.js';
 import { primaryOnly } from '../../src/db/reads/replicas.js';
@@ -72,15 +72,15 @@ forEachDialect('query handlers', (dialect) => {
   });
 
   it('a third DTO needs only its catalog entry, a table and a one-line handler', async () => {
-    const collation = dialect === 'mysql' ? await searchCollation(t.db) : undefined;
-    await t.db.schema.createTable('zz_strumento', (tb) => {
+    const collation = dialect === 'mysql' ? await searchCollation(t.knex) : undefined;
+    await t.knex.schema.createTable('zz_strumento', (tb) => {
       tb.increments('id');
       const nome = tb.string('nome', 100).nullable();
       if (collation) nome.collate(collation);
       tb.boolean('is_attivo').notNullable();
       tb.integer('peso').notNullable();
     });
-    await t.db('zz_strumento').insert([
+    await t.knex('zz_strumento').insert([
       { id: 1, nome: 'Violoncello', is_attivo: 1, peso: 3 },
       { id: 2, nome: 'VIOLA', is_attivo: 0, peso: 2 },
       { id: 3, nome: null, is_attivo: 1, peso: 9 },
@@ -110,9 +110,9 @@ forEachDialect('query handlers', (dialect) => {
         expect(r.ok).to.equal(false);
         if (!r.ok) expect([r.error.code, r.error.status, r.error.headers]).to.deep.equal(['QueryTimeout', 503, { 'Retry-After': '1' }]);
         // The connection is usable afterwards: the server ended only the slow statement.
-        expect(await serving('caratteristica_gruppo').count({ n: '*' })).to.have.length(1);
+        expect(await serving.knex('caratteristica_gruppo').count({ n: '*' })).to.have.length(1);
       } finally {
-        await serving.destroy();
+        await disconnect(serving);
       }
     });
   }

@@ -57,9 +57,9 @@ for (const dialect of dialects) {
     let t: TestDb;
     before(async () => {
       t = await createTestDb(dialect);
-      await load(t.db);
-      if (dialect === 'mysql') await t.db.raw('ANALYZE TABLE caratteristica_gruppo, soggetto_recapito');
-      else await t.db.raw('ANALYZE');
+      await load(t.knex);
+      if (dialect === 'mysql') await t.knex.raw('ANALYZE TABLE caratteristica_gruppo, soggetto_recapito');
+      else await t.knex.raw('ANALYZE');
     });
     after(async () => t?.drop());
 
@@ -70,13 +70,13 @@ for (const dialect of dialects) {
           const planned = compile(dto, { [param]: value }, testContext());
           if (!planned.ok) throw planned.error;
           // The statement the engine runs, from the statement cache.
-          const page = statementCacheOf(t.db).statement(render(t.db, planned.value, testContext()).page[0]!);
+          const page = statementCacheOf(t.db).statement(render(t.dialect, planned.value, testContext()).page[0]!);
           if (dialect === 'mysql') {
-            const [row] = await explainMysql(t.db, page);
+            const [row] = await explainMysql(t.knex, page);
             expect(row?.key, JSON.stringify(row)).to.be.a('string');
             expect(row?.type, JSON.stringify(row)).to.be.oneOf(['const', 'eq_ref', 'ref', 'range']);
           } else {
-            const detail = (await explainSqlite(t.db, page)).join(' | ');
+            const detail = (await explainSqlite(t.knex, page)).join(' | ');
             expect(detail).to.match(/SEARCH .* USING (INDEX|INTEGER PRIMARY KEY|COVERING INDEX)/);
           }
         });

@@ -30,15 +30,15 @@ async function load(db: Knex): Promise<void> {
 type Explained = { mysql: Array<Record<string, unknown>>; sqlite: string[] };
 
 async function explain(t: TestDb, { sql, bindings }: Statement): Promise<Explained[keyof Explained]> {
-  if (t.dialect === 'mysql') return ((await t.db.raw(`EXPLAIN ${sql}`, [...bindings])) as [Array<Record<string, unknown>>])[0];
-  return ((await t.db.raw(`EXPLAIN QUERY PLAN ${sql}`, [...bindings])) as Array<{ detail: string }>).map((r) => r.detail);
+  if (t.dialect === 'mysql') return ((await t.knex.raw(`EXPLAIN ${sql}`, [...bindings])) as [Array<Record<string, unknown>>])[0];
+  return ((await t.knex.raw(`EXPLAIN QUERY PLAN ${sql}`, [...bindings])) as Array<{ detail: string }>).map((r) => r.detail);
 }
 
 /** The page statements of a request, as the engine runs them. */
 function pageStatements(t: TestDb, dto: QueryDtoSpec, request: Record<string, unknown>, context = ctx): { parts: readonly SelectParts[]; statements: Statement[] } {
   const planned = compile(dto, request, context);
   if (!planned.ok) throw planned.error;
-  const parts = render(t.db, planned.value, context).page;
+  const parts = render(t.dialect, planned.value, context).page;
   return { parts, statements: parts.map((p) => statementCacheOf(t.db).statement(p)) };
 }
 
@@ -78,8 +78,8 @@ for (const dialect of dialects) {
     let t: TestDb;
     before(async () => {
       t = await createTestDb(dialect);
-      await load(t.db);
-      await t.db.raw(dialect === 'mysql' ? 'ANALYZE TABLE soggetto_recapito, caratteristica_gruppo' : 'ANALYZE');
+      await load(t.knex);
+      await t.knex.raw(dialect === 'mysql' ? 'ANALYZE TABLE soggetto_recapito, caratteristica_gruppo' : 'ANALYZE');
     });
     after(async () => t?.drop());
 

@@ -102,7 +102,7 @@ forEachDialect('substring index', (dialect) => {
   before(async function () {
     this.timeout(60000);
     t = await createTestDb(dialect);
-    await t.db.batchInsert('soggetto_recapito', rowsOf(400), 200);
+    await t.knex.batchInsert('soggetto_recapito', rowsOf(400), 200);
   });
   after(async () => t?.drop());
 
@@ -148,29 +148,29 @@ forEachDialect('substring index', (dialect) => {
     const found = async (term: string) => (await answer(t, { recapitoContains: term, take: 50 })).results.map((r) => r['id']);
 
     it("an operator's own INSERT, UPDATE and DELETE", async () => {
-      await t.db.raw('INSERT INTO soggetto_recapito (id, soggetto_id, tipo_recapito_id, recapito) VALUES (?, 1, 1, ?)', [9001, 'Zqxwv-unique']);
+      await t.knex.raw('INSERT INTO soggetto_recapito (id, soggetto_id, tipo_recapito_id, recapito) VALUES (?, 1, 1, ?)', [9001, 'Zqxwv-unique']);
       expect(await found('QXWV')).to.deep.equal([9001]);
-      await t.db.raw('UPDATE soggetto_recapito SET recapito = ? WHERE id = ?', ['ZQXWV-UNIQUE', 9001]);
+      await t.knex.raw('UPDATE soggetto_recapito SET recapito = ? WHERE id = ?', ['ZQXWV-UNIQUE', 9001]);
       expect(await found('qxwv-u')).to.deep.equal([9001]);
-      await t.db.raw('UPDATE soggetto_recapito SET recapito = ? WHERE id = ?', ['Other-ykjhg', 9001]);
+      await t.knex.raw('UPDATE soggetto_recapito SET recapito = ? WHERE id = ?', ['Other-ykjhg', 9001]);
       expect(await found('qxwv')).to.deep.equal([]);
       expect(await found('ykjhg')).to.deep.equal([9001]);
-      await t.db.raw('UPDATE soggetto_recapito SET recapito = NULL WHERE id = ?', [9001]);
+      await t.knex.raw('UPDATE soggetto_recapito SET recapito = NULL WHERE id = ?', [9001]);
       expect(await found('ykjhg')).to.deep.equal([]);
-      await t.db.raw('UPDATE soggetto_recapito SET recapito = ? WHERE id = ?', ['back-ykjhg', 9001]);
-      await t.db.raw('UPDATE soggetto_recapito SET id = ? WHERE id = ?', [9002, 9001]);
+      await t.knex.raw('UPDATE soggetto_recapito SET recapito = ? WHERE id = ?', ['back-ykjhg', 9001]);
+      await t.knex.raw('UPDATE soggetto_recapito SET id = ? WHERE id = ?', [9002, 9001]);
       expect(await found('ykjhg')).to.deep.equal([9002]);
-      await t.db.raw('DELETE FROM soggetto_recapito WHERE id = ?', [9002]);
+      await t.knex.raw('DELETE FROM soggetto_recapito WHERE id = ?', [9002]);
       expect(await found('ykjhg')).to.deep.equal([]);
     });
 
     it('a REPLACE of a row', async () => {
       const replace = dialect === 'mysql' ? 'REPLACE' : 'INSERT OR REPLACE';
-      await t.db.raw(`${replace} INTO soggetto_recapito (id, soggetto_id, tipo_recapito_id, recapito) VALUES (?, 1, 1, ?)`, [9003, 'first-plmok']);
-      await t.db.raw(`${replace} INTO soggetto_recapito (id, soggetto_id, tipo_recapito_id, recapito) VALUES (?, 1, 1, ?)`, [9003, 'second-nbvcx']);
+      await t.knex.raw(`${replace} INTO soggetto_recapito (id, soggetto_id, tipo_recapito_id, recapito) VALUES (?, 1, 1, ?)`, [9003, 'first-plmok']);
+      await t.knex.raw(`${replace} INTO soggetto_recapito (id, soggetto_id, tipo_recapito_id, recapito) VALUES (?, 1, 1, ?)`, [9003, 'second-nbvcx']);
       expect(await found('plmok')).to.deep.equal([]);
       expect(await found('nbvcx')).to.deep.equal([9003]);
-      await t.db.raw('DELETE FROM soggetto_recapito WHERE id = ?', [9003]);
+      await t.knex.raw('DELETE FROM soggetto_recapito WHERE id = ?', [9003]);
     });
 
     it('a load: into an empty table the index is filled before the commit, and a refused load leaves it as it was', async function () {
@@ -203,12 +203,12 @@ forEachDialect('substring index', (dialect) => {
         this.timeout(60000);
         await withOwnDb(dialect, async (other, dir) => {
           const search = async (term: string) => (await answer(other, { recapitoContains: term, take: 50 })).results.map((r) => r['id']);
-          await other.db.raw('INSERT INTO soggetto_recapito (id, soggetto_id, tipo_recapito_id, recapito) VALUES (1, 1, 1, ?), (2, 1, 1, ?)', ['old-tgbyh', 'old-ujmik']);
-          await other.db.raw('TRUNCATE TABLE soggetto_recapito');
-          await other.db.raw('INSERT INTO soggetto_recapito (id, soggetto_id, tipo_recapito_id, recapito) VALUES (1, 1, 1, ?)', ['new-tgbyh']);
+          await other.knex.raw('INSERT INTO soggetto_recapito (id, soggetto_id, tipo_recapito_id, recapito) VALUES (1, 1, 1, ?), (2, 1, 1, ?)', ['old-tgbyh', 'old-ujmik']);
+          await other.knex.raw('TRUNCATE TABLE soggetto_recapito');
+          await other.knex.raw('INSERT INTO soggetto_recapito (id, soggetto_id, tipo_recapito_id, recapito) VALUES (1, 1, 1, ?)', ['new-tgbyh']);
           expect(await search('new-tgb')).to.deep.equal([1]);
           expect(await search('old-tgb')).to.deep.equal([]);
-          await other.db.raw('TRUNCATE TABLE soggetto_recapito');
+          await other.knex.raw('TRUNCATE TABLE soggetto_recapito');
           const file = path.join(dir, 'load.csv');
           fs.writeFileSync(file, 'id,soggetto_id,tipo_recapito_id,recapito\n2,1,1,loaded-ujmik\n');
           const run = await runCli('load', ['soggetto_recapito', file], { DATABASE_URL: other.databaseUrl! });
@@ -224,10 +224,10 @@ forEachDialect('substring index', (dialect) => {
         this.timeout(60000);
         await withOwnDb(dialect, async (other, dir) => {
           const env = { SQLITE_FILE: other.sqliteFile! };
-          await other.db.raw('INSERT INTO soggetto_recapito (id, soggetto_id, tipo_recapito_id, recapito) VALUES (1, 1, 1, ?)', ['backed-okmij']);
+          await other.knex.raw('INSERT INTO soggetto_recapito (id, soggetto_id, tipo_recapito_id, recapito) VALUES (1, 1, 1, ?)', ['backed-okmij']);
           const backup = path.join(dir, 'backup.sqlite');
           expect((await runCli('backup', [backup], env)).code).to.equal(0);
-          await other.db.raw('INSERT INTO soggetto_recapito (id, soggetto_id, tipo_recapito_id, recapito) VALUES (2, 1, 1, ?)', ['later-okmij']);
+          await other.knex.raw('INSERT INTO soggetto_recapito (id, soggetto_id, tipo_recapito_id, recapito) VALUES (2, 1, 1, ?)', ['later-okmij']);
           await disconnect(other.db); // restore refuses while a connection holds the file
           const run = await runCli('restore', [backup], env);
           expect([run.code, run.stderr]).to.deep.equal([0, '']);
@@ -252,23 +252,23 @@ forEachDialect('substring index', (dialect) => {
     }
 
     it('the migration fills the index of the rows already there, and its down() leaves plain tables that still take writes', async () => {
-      await substringIndexMigration.down(t.db);
-      await t.db('knex_migrations').where({ name: substringIndexMigration.name }).delete();
+      await substringIndexMigration.down(t.knex);
+      await t.knex('knex_migrations').where({ name: substringIndexMigration.name }).delete();
       // What a run that failed half-way leaves: the migration clears it and runs again.
-      await t.db.raw('CREATE TABLE substring_positions (n SMALLINT)');
-      await t.db.raw('INSERT INTO soggetto_recapito (id, soggetto_id, tipo_recapito_id, recapito) VALUES (9005, 1, 1, ?)', ['before-rfvtg']);
+      await t.knex.raw('CREATE TABLE substring_positions (n SMALLINT)');
+      await t.knex.raw('INSERT INTO soggetto_recapito (id, soggetto_id, tipo_recapito_id, recapito) VALUES (9005, 1, 1, ?)', ['before-rfvtg']);
       // The code of the version before the index scans (a rolled-back database is for that code).
       expect(await answer(t, { recapitoContains: 'rfvtg', take: 5 }, scanned)).to.have.nested.property('results[0].id', 9005);
       await migrate(t.db);
       expect(await readThroughIndex(t, { recapitoContains: 'rfvtg', take: 5 })).to.equal(true);
       expect(await found('RFVTG')).to.deep.equal([9005]);
-      await t.db.raw('DELETE FROM soggetto_recapito WHERE id = 9005');
+      await t.knex.raw('DELETE FROM soggetto_recapito WHERE id = 9005');
       expect(await found('rfvtg')).to.deep.equal([]);
     });
 
     it('a bulk seed, whose batches fill the index by one statement each', async () => {
       const [seeded] = await seedBulk(t.db, { table: 'soggetto_recapito', rows: 300, batchRows: 50, batchesPerTransaction: 2 });
-      const stored = await t.db('soggetto_recapito').whereBetween('id', [seeded!.firstId, seeded!.lastId]).whereNotNull('recapito').select('id', 'recapito');
+      const stored = await t.knex('soggetto_recapito').whereBetween('id', [seeded!.firstId, seeded!.lastId]).whereNotNull('recapito').select('id', 'recapito');
       expect(stored).to.have.length.above(100);
       for (const { id, recapito } of stored.filter((_, i) => i % 29 === 0)) {
         const term = [...String(recapito)].slice(1, 7).join('');
@@ -283,8 +283,8 @@ forEachDialect('substring index', (dialect) => {
 
 /** EXPLAIN (MySQL) or EXPLAIN QUERY PLAN (SQLite) of a statement as the engine sent it. */
 async function explain(t: TestDb, { sql, bindings }: ReadStatement): Promise<string> {
-  if (t.dialect === 'mysql') return JSON.stringify(((await t.db.raw(`EXPLAIN ${sql}`, bindings as Knex.RawBinding[])) as [unknown[]])[0]);
-  return JSON.stringify(((await t.db.raw(`EXPLAIN QUERY PLAN ${sql}`, bindings as Knex.RawBinding[])) as Array<{ detail: string }>).map((r) => r.detail));
+  if (t.dialect === 'mysql') return JSON.stringify(((await t.knex.raw(`EXPLAIN ${sql}`, bindings as Knex.RawBinding[])) as [unknown[]])[0]);
+  return JSON.stringify(((await t.knex.raw(`EXPLAIN QUERY PLAN ${sql}`, bindings as Knex.RawBinding[])) as Array<{ detail: string }>).map((r) => r.detail));
 }
 
 forEachDialect('substring index plans', (dialect) => {
@@ -294,9 +294,9 @@ forEachDialect('substring index plans', (dialect) => {
     this.timeout(120000);
     t = await createTestDb(dialect);
     const ids = Array.from({ length: ROWS }, (_, i) => i + 1);
-    await t.db.batchInsert('soggetto_recapito', ids.map((i) => ({ id: i, soggetto_id: i % 997, tipo_recapito_id: i % 7, recapito: `utente${i}@dominio${i % 50}.it`, codice_esterno: null })), 500);
-    if (dialect === 'mysql') await t.db.raw('ANALYZE TABLE soggetto_recapito, soggetto_recapito_recapito_trigrams');
-    else await t.db.raw('ANALYZE');
+    await t.knex.batchInsert('soggetto_recapito', ids.map((i) => ({ id: i, soggetto_id: i % 997, tipo_recapito_id: i % 7, recapito: `utente${i}@dominio${i % 50}.it`, codice_esterno: null })), 500);
+    if (dialect === 'mysql') await t.knex.raw('ANALYZE TABLE soggetto_recapito, soggetto_recapito_recapito_trigrams');
+    else await t.knex.raw('ANALYZE');
   });
   after(async () => t?.drop());
 

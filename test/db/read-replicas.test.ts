@@ -52,7 +52,7 @@ if (dialects.includes('mysql')) describe('read replicas [mysql]', function () {
     primary = await createTestDb('mysql');
     replica = await createTestDb('mysql');
     // Impianto 7 exists only on the "replica": a 200 for it was answered there, a 404 by the primary.
-    await replica.db('impianto').insert({ id: 7, nome: 'solo sulla replica' });
+    await replica.knex('impianto').insert({ id: 7, nome: 'solo sulla replica' });
   });
   after(async () => {
     clearInterval(beating);
@@ -62,7 +62,7 @@ if (dialects.includes('mysql')) describe('read replicas [mysql]', function () {
   /** Replication of the heartbeat, by hand: the stand-in replica is as fresh as this makes it. */
   const replicate = (on: boolean) => {
     clearInterval(beating);
-    beating = on ? setInterval(() => void replica.db.raw('UPDATE replica_heartbeat SET beat = UTC_TIMESTAMP(6) WHERE id = 1').catch(() => {}), 50) : undefined;
+    beating = on ? setInterval(() => void replica.knex.raw('UPDATE replica_heartbeat SET beat = UTC_TIMESTAMP(6) WHERE id = 1').catch(() => {}), 50) : undefined;
   };
   const router = (urls: string[]): Reads => createReads(primary.db, { replicaUrls: urls, maxLagMs, statementTimeoutMs: 5000, logger: pino({ level: 'silent' }) });
   const answeredBy = async (reads: Reads): Promise<'replica' | 'primary'> => {
@@ -111,7 +111,7 @@ if (dialects.includes('mysql')) describe('read replicas [mysql]', function () {
       const onReplica = await tagOf(reads);
       expect(onReplica).to.be.a('string').and.to.equal(await tagOf(primaryOnly(replica.db)));
       // A write the primary never saw, as replication would bring it: only the replica's version moves.
-      await replica.db('impianto').where({ id: 7 }).update({ nome: 'rinominato' });
+      await replica.knex('impianto').where({ id: 7 }).update({ nome: 'rinominato' });
       const moved = await tagOf(reads);
       expect(moved).to.not.equal(onReplica);
       expect(moved).to.equal(await tagOf(primaryOnly(replica.db)));

@@ -28,7 +28,7 @@ forEachDialect('bulk seed', (dialect) => {
     // Demo rows first, so the seed has to start after ids (and soggetto ids) already taken.
     await seedDemo(t.db);
     for (const table of ['caratteristica_gruppo', 'soggetto_recapito'] as const) {
-      expected[table] = generateRows(table, seed, await startIds(t.db, table), rows);
+      expected[table] = generateRows(table, seed, await startIds(t.knex, table), rows);
     }
     seeded = await seedBulk(t.db, { table: 'all', rows, seed, batchRows: 700, batchesPerTransaction: 3, onProgress: (p) => progress.push(p) });
   });
@@ -46,13 +46,13 @@ forEachDialect('bulk seed', (dialect) => {
       ['soggetto_recapito', rows, 61, 60 + rows],
     ]);
     for (const s of seeded) {
-      const r = await t.db(s.table).select(t.db.raw('COUNT(*) AS n, MIN(id) AS lo, MAX(id) AS hi')).where('id', '>=', s.firstId).first();
+      const r = await t.knex(s.table).select(t.knex.raw('COUNT(*) AS n, MIN(id) AS lo, MAX(id) AS hi')).where('id', '>=', s.firstId).first();
       expect([Number(r.n), Number(r.lo), Number(r.hi)]).to.deep.equal([rows, s.firstId, s.lastId]);
       const mine = progress.filter((p) => p.table === s.table).map((p) => p.done);
       expect(mine.at(-1)).to.equal(rows);
       expect(mine).to.deep.equal([...mine].sort((a, b) => a - b));
     }
-    const soggetti = await t.db('soggetto_recapito').where('id', '>', 60).min({ lo: 'soggetto_id' }).first();
+    const soggetti = await t.knex('soggetto_recapito').where('id', '>', 60).min({ lo: 'soggetto_id' }).first();
     expect(Number(soggetti?.['lo'])).to.equal(1013); // the demo's subjects are 1001..1012
   });
 
@@ -60,7 +60,7 @@ forEachDialect('bulk seed', (dialect) => {
     expect(generateRows('soggetto_recapito', seed, { id: 61, soggettoId: 1013 }, 50)).to.deep.equal(expected.soggetto_recapito!.slice(0, 50));
     expect(generateRows('soggetto_recapito', seed + 1, { id: 61, soggettoId: 1013 }, 50)).not.to.deep.equal(expected.soggetto_recapito!.slice(0, 50));
     for (const table of ['caratteristica_gruppo', 'soggetto_recapito'] as const) {
-      const stored = await t.db(table).where('id', '>', table === 'caratteristica_gruppo' ? 42 : 60).orderBy('id');
+      const stored = await t.knex(table).where('id', '>', table === 'caratteristica_gruppo' ? 42 : 60).orderBy('id');
       const normalized = stored.map((r: Record<string, unknown>) => ('is_disattiva' in r ? { ...r, is_disattiva: Boolean(r['is_disattiva']) } : r));
       expect(normalized).to.deep.equal(expected[table]);
     }
@@ -97,11 +97,11 @@ forEachDialect('bulk seed', (dialect) => {
   });
 
   it('refuses, before writing anything, a load that would pass the int32 id limit', async () => {
-    await t.db('caratteristica_gruppo').insert({ id: 2 ** 31 - 100, descrizione: 'Ultimo', tipo_caratteristica_sezione_id: 1, is_disattiva: false, icona_immagine_id: 100, ordine_vista: 10 });
-    const before = await t.db('caratteristica_gruppo').count({ n: '*' }).first();
+    await t.knex('caratteristica_gruppo').insert({ id: 2 ** 31 - 100, descrizione: 'Ultimo', tipo_caratteristica_sezione_id: 1, is_disattiva: false, icona_immagine_id: 100, ordine_vista: 10 });
+    const before = await t.knex('caratteristica_gruppo').count({ n: '*' }).first();
     const err = await seedBulk(t.db, { table: 'caratteristica_gruppo', rows: 100 }).catch((e: unknown) => e);
     expect(err).to.be.instanceOf(RangeError).with.property('message').match(/int32 limit/);
-    expect(await t.db('caratteristica_gruppo').count({ n: '*' }).first()).to.deep.equal(before);
+    expect(await t.knex('caratteristica_gruppo').count({ n: '*' }).first()).to.deep.equal(before);
   });
 
   it('the CLI loads the configured database and prints rows/s', async () => {

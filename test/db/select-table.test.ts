@@ -3,8 +3,8 @@
 // statement cache holds one statement per text, switched in and out of raw mode, and MySQL's
 // one prepared statement serves both, so each way must come back as asked, whichever ran before.
 import { expect } from 'chai';
-import type { Knex } from 'knex';
-import { connect } from '../../src/db/connect.js';
+import { connect, disconnect } from '../../src/db/connect.js';
+import type { Database } from '../../src/db/database.js';
 import { cellOf, selectRows, selectTable, type Table } from '../../src/db/reads/select.js';
 import { createTestDb, type TestDb } from '../support/db.js';
 import { forEachDialect } from '../support/dialects.js';
@@ -16,10 +16,10 @@ const cellsOf = (table: Table) => table.rows.map((row) => table.keys.map((k) => 
 
 forEachDialect('selectTable and selectRows', (dialect) => {
   let t: TestDb;
-  let db: Knex;
+  let db: Database;
   before(async () => {
     t = await createTestDb(dialect);
-    await t.db('soggetto_recapito').insert([
+    await t.knex('soggetto_recapito').insert([
       { id: 1, soggetto_id: 1, tipo_recapito_id: 1, recapito: 'r1', codice_esterno: 'X1' },
       { id: 2, soggetto_id: 1, tipo_recapito_id: 1, recapito: 'r2', codice_esterno: null },
     ]);
@@ -27,7 +27,7 @@ forEachDialect('selectTable and selectRows', (dialect) => {
     db = dialect === 'mysql' ? connect({ databaseUrl: t.databaseUrl!, poolMax: 1 }) : t.db;
   });
   after(async () => {
-    if (db !== t.db) await db.destroy();
+    if (db !== t.db) await disconnect(db);
     await t.drop();
   });
 

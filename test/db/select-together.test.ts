@@ -4,24 +4,24 @@
 // settled. On a SQLite file they read in one read transaction: a write committed between
 // two of them is seen by neither.
 import { expect } from 'chai';
-import type { Knex } from 'knex';
 import { connect, disconnect } from '../../src/db/connect.js';
+import type { Database } from '../../src/db/database.js';
 import { firstCell, readPoolFigures, selectTable, selectTogether } from '../../src/db/reads/select.js';
 import { runQuery } from '../../src/query/run-query.js';
 import { createTestDb, type TestDb } from '../support/db.js';
 import { forEachDialect } from '../support/dialects.js';
 import { sr, testContext } from '../support/query-catalog.js';
 
-const used = (db: Knex): number => readPoolFigures(db)?.used ?? 0;
+const used = (db: Database): number => readPoolFigures(db)?.used ?? 0;
 const count = async (select: (sql: string, bindings: readonly unknown[]) => Promise<unknown>): Promise<number> =>
   Number(firstCell((await select('select COUNT(*) AS n from soggetto_recapito', [])) as never, 'n'));
 
 forEachDialect('a query on one connection', (dialect) => {
   let t: TestDb;
-  let db: Knex;
+  let db: Database;
   before(async () => {
     t = await createTestDb(dialect);
-    await t.db('soggetto_recapito').insert(Array.from({ length: 30 }, (_, i) => ({ id: i + 1, soggetto_id: 1 + (i % 3), tipo_recapito_id: 1, recapito: `r${i + 1}`, codice_esterno: null })));
+    await t.knex('soggetto_recapito').insert(Array.from({ length: 30 }, (_, i) => ({ id: i + 1, soggetto_id: 1 + (i % 3), tipo_recapito_id: 1, recapito: `r${i + 1}`, codice_esterno: null })));
     // MySQL: a pool of several connections, so that statements could have gone to different ones.
     db = dialect === 'mysql' ? connect({ databaseUrl: t.databaseUrl!, poolMax: 4, statementTimeoutMs: 5000 }) : t.db;
   });
@@ -58,13 +58,13 @@ forEachDialect('a query on one connection', (dialect) => {
   if (dialect === 'sqlite') it('reads every statement of one request in one snapshot: a write committed between two of them is seen by neither', async () => {
     const [before, after] = await selectTogether(db, 5000, async (select) => {
       const first = await count(select);
-      await t.db('soggetto_recapito').insert({ id: 31, soggetto_id: 1, tipo_recapito_id: 1, recapito: 'r31', codice_esterno: null });
+      await t.knex('soggetto_recapito').insert({ id: 31, soggetto_id: 1, tipo_recapito_id: 1, recapito: 'r31', codice_esterno: null });
       return [first, await count(select)];
     });
     expect([before, after]).to.deep.equal([30, 30]);
     // Outside that request the write is there.
     expect(await count((sql, bindings) => selectTable(db, sql, bindings))).to.equal(31);
-    await t.db('soggetto_recapito').where({ id: 31 }).del();
+    await t.knex('soggetto_recapito').where({ id: 31 }).del();
   });
 
   // Declared only where the engine has it: a skipped test would pass unseen.

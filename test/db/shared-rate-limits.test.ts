@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { pino } from 'pino';
 import { createAccounts } from '../../src/auth/accounts.js';
 import { loadConfig } from '../../src/config.js';
-import { connect } from '../../src/db/connect.js';
+import { connect, disconnect } from '../../src/db/connect.js';
 import type { Dialect } from '../../src/db/dialect.js';
 import { ApiError } from '../../src/errors/api-error.js';
 import { createTestDb, type TestDb } from '../support/db.js';
@@ -33,7 +33,7 @@ forEachDialect('rate limits shared by nodes', (dialect: Dialect) => {
     expect((await node().check('10.0.0.8')).allowed, 'another client has its own count').to.equal(true);
     now += 60_000;
     expect((await b.hit('10.0.0.7')).allowed, 'the next window starts afresh').to.equal(true);
-    const rows = await tdb.db('rate_limit_hit').select('window_start');
+    const rows = await tdb.knex('rate_limit_hit').select('window_start');
     expect(rows.every((r: { window_start: number | string }) => Number(r.window_start) >= Math.floor(now / 60_000) * 60_000), 'old windows are cleared').to.equal(true);
   });
 
@@ -46,7 +46,7 @@ forEachDialect('rate limits shared by nodes', (dialect: Dialect) => {
         const error = await limiter.hit('10.0.0.9').then(() => undefined, (e: unknown) => e);
         expect(error).to.be.instanceOf(ApiError).and.to.include({ status: 503 });
       } finally {
-        await gone.destroy();
+        await disconnect(gone);
       }
     });
   }

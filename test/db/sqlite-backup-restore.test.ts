@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { connect } from '../../src/db/connect.js';
+import { connect, disconnect } from '../../src/db/connect.js';
 import { migrate, migrationNames } from '../../src/db/migrate.js';
 import { requireOfMachine } from '../support/machine.js';
 import { runCli } from '../support/run-cli.js';
@@ -22,8 +22,8 @@ const oneLine = (text: string) => text.trim().split('\n').length === 1;
 async function makeDatabase(file: string, userName: string): Promise<void> {
   const db = connect({ sqliteFile: file });
   await migrate(db);
-  await db('app_user').insert({ user_name: userName, user_name_key: userName, password_hash: 'x', created_at: new Date() });
-  await db.destroy();
+  await db.knex('app_user').insert({ user_name: userName, user_name_key: userName, password_hash: 'x', created_at: new Date() });
+  await disconnect(db);
 }
 
 function userNames(file: string): string[] {

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { connect } from '../../src/db/connect.js';
+import { connect, disconnect } from '../../src/db/connect.js';
 import { migrate } from '../../src/db/migrate.js';
 import { openSqliteFile } from '../../src/db/sqlite-file/sqlite-file.js';
 import { swapSqliteFile } from '../../src/db/sqlite-file/sqlite-file-swap.js';
@@ -20,8 +20,8 @@ describe('sqlite file swap', () => {
     file = path.join(dir, 'impianti.sqlite');
     const db = connect({ sqliteFile: file });
     await migrate(db);
-    await db('soggetto_recapito').insert([{ soggetto_id: 1, tipo_recapito_id: 1, recapito: 'Città@pec.it' }, { soggetto_id: 2, tipo_recapito_id: 1, recapito: 'b' }]);
-    await db.destroy();
+    await db.knex('soggetto_recapito').insert([{ soggetto_id: 1, tipo_recapito_id: 1, recapito: 'Città@pec.it' }, { soggetto_id: 2, tipo_recapito_id: 1, recapito: 'b' }]);
+    await disconnect(db);
   });
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 

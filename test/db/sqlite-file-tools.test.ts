@@ -37,7 +37,7 @@ describe('the embedded file\'s tools (npm run db)', function () {
     it(`after a purge of half of ${tokenCount.toLocaleString('en')} tokens shrinks the file by more than a third and keeps every remaining row`, async () => {
       const file = copyOf(source.file, dir);
       const sizeBefore = fs.statSync(file).size;
-      const knex = connect({ sqliteFile: file });
+      const knex = connect({ sqliteFile: file }).knex;
       expect(Number((await knex('refresh_token').count({ n: '*' }))[0]!.n)).to.equal(tokenCount);
       await purgeExpired(knex);
       expect(Number((await knex('refresh_token').count({ n: '*' }))[0]!.n)).to.equal(tokenCount / 2);

@@ -2,7 +2,7 @@
 // sqliteReaderOf): the pool's single connection stays the writers'. A query therefore
 // never waits behind a write transaction and never sees one half-done.
 import { expect } from 'chai';
-import { connect, sqliteReaderOf } from '../../src/db/connect.js';
+import { connect, sqliteReaderOf, disconnect } from '../../src/db/connect.js';
 import { selectRows } from '../../src/db/reads/select.js';
 import { createTestDb, type TestDb } from '../support/db.js';
 
@@ -13,12 +13,12 @@ describe('the SQLite read connection', () => {
   let t: TestDb;
   beforeEach(async () => {
     t = await createTestDb('sqlite');
-    await t.db('soggetto_recapito').insert(row(1));
+    await t.knex('soggetto_recapito').insert(row(1));
   });
   afterEach(async () => t.drop());
 
   it('answers while a write transaction holds the pool, with what was committed before it', async () => {
-    const trx = await t.db.transaction();
+    const trx = await t.knex.transaction();
     try {
       await trx('soggetto_recapito').insert(row(2));
       // Through the pool this would wait for the transaction: the pool's one connection is lent to it.
@@ -32,7 +32,7 @@ describe('the SQLite read connection', () => {
   });
 
   it('does not see a transaction that was rolled back', async () => {
-    const trx = await t.db.transaction();
+    const trx = await t.knex.transaction();
     await trx('soggetto_recapito').insert(row(3));
     await trx.rollback();
     expect(await ids(t)).to.deep.equal([1]);
@@ -57,11 +57,11 @@ describe('the SQLite read connection', () => {
     const memory = connect({ sqliteFile: ':memory:' });
     try {
       expect(sqliteReaderOf(memory)).to.equal(undefined);
-      await memory.schema.createTable('x', (table) => table.integer('id'));
-      await memory('x').insert({ id: 7 });
+      await memory.knex.schema.createTable('x', (table) => table.integer('id'));
+      await memory.knex('x').insert({ id: 7 });
       expect(await selectRows(memory, 'select id from x', [])).to.deep.equal([{ id: 7 }]);
     } finally {
-      await memory.destroy();
+      await disconnect(memory);
     }
   });
 });

@@ -8,9 +8,10 @@ import os from 'node:os';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { connect } from '../../src/db/connect.js';
+import { connect, disconnect } from '../../src/db/connect.js';
 import { migrate } from '../../src/db/migrate.js';
 import { writeTransaction } from '../../src/db/write-transaction.js';
+import type { Database } from '../../src/db/database.js';
 import type { Knex } from '../support/db.js';
 
 const require = createRequire(import.meta.url);
@@ -19,8 +20,8 @@ const dialects = (process.env['DIALECTS'] ?? 'sqlite').split(',');
 (dialects.includes('sqlite') ? describe : describe.skip)('SQLite write transactions of several processes [sqlite]', () => {
   let dir: string;
   let file: string;
-  let first: Knex;
-  let second: Knex;
+  let first: Database;
+  let second: Database;
   before(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'impianti-write-lock-'));
     file = path.join(dir, 'db.sqlite');
@@ -29,8 +30,8 @@ const dialects = (process.env['DIALECTS'] ?? 'sqlite').split(',');
     second = connect({ sqliteFile: file });
   });
   after(async () => {
-    await first?.destroy();
-    await second?.destroy();
+    if (first) await disconnect(first);
+    if (second) await disconnect(second);
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
@@ -59,7 +60,7 @@ const dialects = (process.env['DIALECTS'] ?? 'sqlite').split(',');
       .then(() => trx('rate_limit_hit').insert({ bucket: 'lock', client_key: key, window_start: 0, hits: 1 }));
 
   it('a plain transaction that reads first fails with SQLITE_BUSY at its first write', async () => {
-    const outcome = await whileLocked(300, () => second.transaction((trx) => readThenWrite(trx, 'plain')));
+    const outcome = await whileLocked(300, () => second.knex.transaction((trx) => readThenWrite(trx, 'plain')));
     expect(outcome.status).to.equal('rejected');
     expect(String((outcome as PromiseRejectedResult).reason)).to.match(/SQLITE_BUSY|database is locked/);
   });
@@ -69,6 +70,6 @@ const dialects = (process.env['DIALECTS'] ?? 'sqlite').split(',');
     const outcome = await whileLocked(300, () => writeTransaction(second, (trx) => readThenWrite(trx, 'immediate')));
     expect(outcome.status, String((outcome as PromiseRejectedResult).reason)).to.equal('fulfilled');
     expect(performance.now() - started).to.be.at.least(250);
-    expect(await first('rate_limit_hit').where({ bucket: 'lock', client_key: 'immediate' }).count({ n: '*' })).to.deep.equal([{ n: 1 }]);
+    expect(await first.knex('rate_limit_hit').where({ bucket: 'lock', client_key: 'immediate' }).count({ n: '*' })).to.deep.equal([{ n: 1 }]);
   });
 });

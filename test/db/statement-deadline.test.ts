@@ -6,8 +6,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import type { Knex } from 'knex';
-import { connect } from '../../src/db/connect.js';
+import { connect, disconnect } from '../../src/db/connect.js';
+import type { Database } from '../../src/db/database.js';
 import { translateDbError } from '../../src/db/driver-errors.js';
 import { selectRows } from '../../src/db/reads/select.js';
 import { cancel, watch } from '../../src/db/reads/statement-deadline.js';
@@ -89,14 +89,14 @@ async function startRelay(): Promise<Relay> {
 if (dialects.includes('mysql')) describe('a server that stops answering a read [mysql]', () => {
   const timeoutMs = 300;
   let relay: Relay;
-  let db: Knex;
+  let db: Database;
   before(async () => {
     requireOfMachine(fs.existsSync('/proc/net/tcp'), 'finding the relay\'s connections needs /proc/net/tcp (Linux)');
     relay = await startRelay();
     db = connect({ databaseUrl: relay.url, poolMax: 1, statementTimeoutMs: timeoutMs });
   });
   after(async () => {
-    await db?.destroy();
+    if (db) await disconnect(db);
     await relay?.close();
   });
   afterEach(() => {

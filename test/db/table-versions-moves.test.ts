@@ -45,7 +45,7 @@ forEachDialect('table versions: moves per write transaction', (dialect) => {
     const csv = path.join(dir, 'five.csv');
     fs.writeFileSync(csv, `id,soggetto_id,tipo_recapito_id,recapito\n${[11, 12, 13, 14, 15].map((id) => `${id},1,1,l${id}@pec.it`).join('\n')}\n`);
     const env: Record<string, string> = t.sqliteFile ? { SQLITE_FILE: t.sqliteFile } : { DATABASE_URL: t.databaseUrl! };
-    const moves = await movesOf(t.db, async () => {
+    const moves = await movesOf(t.knex, async () => {
       const run = await runCli('load', [table, csv], env);
       expect(run.code, run.stderr).to.equal(0);
     });
@@ -53,7 +53,7 @@ forEachDialect('table versions: moves per write transaction', (dialect) => {
   });
 
   it('moves three times for a bulk seed of 300 rows in three transactions', async () => {
-    const moves = await movesOf(t.db, () => seedBulk(t.db, { rows: 300, table, batchRows: 50, batchesPerTransaction: 2 }));
+    const moves = await movesOf(t.knex, () => seedBulk(t.db, { rows: 300, table, batchRows: 50, batchesPerTransaction: 2 }));
     expect(Number(moves)).to.equal(3);
   });
 });

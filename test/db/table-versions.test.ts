@@ -12,7 +12,7 @@ import mysql from 'mysql2/promise';
 import { queryDtos } from '../../generated/query-catalog.js';
 import { loadConfig } from '../../src/config.js';
 import { connect, disconnect } from '../../src/db/connect.js';
-import { dialectOf } from '../../src/db/dialect.js';
+import type { Database } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
 import * as tableVersionsMigration from '../../src/db/migrations/007-table-versions.js';
 import { primaryOnly } from '../../src/db/reads/replicas.js';
@@ -20,7 +20,7 @@ import { seedBulk } from '../../src/db/seed-bulk.js';
 import { triggerNames, versionedTables } from '../../src/db/table-versions/table-versions.js';
 import { createQueryHandlers } from '../../src/handlers/query-handlers.js';
 import type { OperationRequest } from '../../src/http/operation.js';
-import { createTestDb, type Knex, type TestDb } from '../support/db.js';
+import { createTestDb, type TestDb } from '../support/db.js';
 import { forEachDialect, mysqlTestUrl } from '../support/dialects.js';
 import { runCli } from '../support/run-cli.js';
 
@@ -28,15 +28,15 @@ const config = loadConfig({});
 const request = { operationId: 'SoggettoRecapitoQueryGet', dto: { soggettoIdIn: [1, 2] }, fieldErrors: [], principal: null, bearer: () => null, clientIp: '127.0.0.1', format: 'json', nextPageUrl: () => undefined, announce: () => {} } as OperationRequest;
 
 /** The ETag of one query of soggetto_recapito, as the handler answers it. */
-async function tagOf(db: Knex): Promise<string> {
+async function tagOf(db: Database): Promise<string> {
   const answer = await createQueryHandlers({ reads: primaryOnly(db), config }).SoggettoRecapitoQueryGet(request as never);
   return answer.headers!['ETag']!;
 }
 
 const contact = (id: number) => ({ id, soggetto_id: 1 + (id % 2), tipo_recapito_id: 1, recapito: `c${id}@pec.it`, codice_esterno: null });
 
-async function triggersOf(db: Knex): Promise<string[]> {
-  const rows = dialectOf(db) === 'mysql'
+async function triggersOf({ knex: db, dialect }: Database): Promise<string[]> {
+  const rows = dialect === 'mysql'
     ? ((await db.raw('SELECT TRIGGER_NAME AS name FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE()')) as [Array<{ name: string }>])[0]
     : ((await db.raw("SELECT name FROM sqlite_master WHERE type = 'trigger'")) as Array<{ name: string }>);
   // The versions' own: the substring index keeps triggers of its own on the same tables.
@@ -53,7 +53,7 @@ forEachDialect('table versions', (dialect) => {
     t = await createTestDb(dialect);
     env = t.sqliteFile ? { SQLITE_FILE: t.sqliteFile } : { DATABASE_URL: t.databaseUrl! };
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'impianti-versions-'));
-    await t.db('soggetto_recapito').insert([1, 2, 3].map(contact));
+    await t.knex('soggetto_recapito').insert([1, 2, 3].map(contact));
   });
   after(async () => {
     await t.drop();
@@ -76,28 +76,28 @@ forEachDialect('table versions', (dialect) => {
   it('reads the versions by the primary key', async () => {
     const sql = "SELECT table_name, version FROM table_versions WHERE table_name IN ('soggetto_recapito') ORDER BY table_name";
     if (dialect === 'mysql') {
-      const [plan] = ((await t.db.raw(`EXPLAIN ${sql}`)) as [Array<{ key: string; type: string }>])[0];
+      const [plan] = ((await t.knex.raw(`EXPLAIN ${sql}`)) as [Array<{ key: string; type: string }>])[0];
       expect([plan!.key, plan!.type]).to.deep.equal(['PRIMARY', 'const']);
     } else {
-      const plan = ((await t.db.raw(`EXPLAIN QUERY PLAN ${sql}`)) as Array<{ detail: string }>).map((r) => r.detail);
+      const plan = ((await t.knex.raw(`EXPLAIN QUERY PLAN ${sql}`)) as Array<{ detail: string }>).map((r) => r.detail);
       expect(plan).to.deep.equal(['SEARCH table_versions USING INDEX sqlite_autoindex_table_versions_1 (table_name=?)']);
     }
   });
 
   it("moves on Knex's inserts, updates and deletes, and not on another table's writes", async () => {
-    await expectNewTag(() => t.db('soggetto_recapito').insert(contact(4)));
-    await expectNewTag(() => t.db('soggetto_recapito').where({ id: 4 }).update({ recapito: 'nuovo@pec.it' }));
-    await expectNewTag(() => t.db('soggetto_recapito').where({ id: 4 }).delete());
+    await expectNewTag(() => t.knex('soggetto_recapito').insert(contact(4)));
+    await expectNewTag(() => t.knex('soggetto_recapito').where({ id: 4 }).update({ recapito: 'nuovo@pec.it' }));
+    await expectNewTag(() => t.knex('soggetto_recapito').where({ id: 4 }).delete());
     const before = await tagOf(t.db);
-    await t.db('caratteristica_gruppo').insert({ id: 1, descrizione: 'altro', tipo_caratteristica_sezione_id: 1, is_disattiva: false, icona_immagine_id: 1, ordine_vista: 1 });
+    await t.knex('caratteristica_gruppo').insert({ id: 1, descrizione: 'altro', tipo_caratteristica_sezione_id: 1, is_disattiva: false, icona_immagine_id: 1, ordine_vista: 1 });
     expect(await tagOf(t.db)).to.equal(before);
   });
 
   it('moves when a migration runs, and the migration creates the triggers again after its down()', async () => {
     await expectNewTag(async () => {
-      await tableVersionsMigration.down(t.db);
+      await tableVersionsMigration.down(t.knex);
       expect(await triggersOf(t.db)).to.deep.equal([]);
-      await t.db('knex_migrations').where({ name: tableVersionsMigration.name }).delete();
+      await t.knex('knex_migrations').where({ name: tableVersionsMigration.name }).delete();
       await migrate(t.db);
     });
     expect(await triggersOf(t.db)).to.deep.equal(allTriggers);
@@ -115,14 +115,14 @@ forEachDialect('table versions', (dialect) => {
     expect(await tagOf(t.db)).to.equal(before);
     expect(await triggersOf(t.db)).to.deep.equal(allTriggers);
     // Later writes move it row by row again: the loader's deferral ended with it.
-    await expectNewTag(() => t.db('soggetto_recapito').insert(contact(13)));
+    await expectNewTag(() => t.knex('soggetto_recapito').insert(contact(13)));
   });
 
   it('moves on the bulk seed, once per transaction, and leaves the triggers and the session as they were', async () => {
     await expectNewTag(() => seedBulk(t.db, { rows: 300, table: 'soggetto_recapito', batchRows: 100, batchesPerTransaction: 1 }));
     expect(await triggersOf(t.db)).to.deep.equal(allTriggers);
     // Every pooled connection the seed used moves the version again for the next write.
-    for (let i = 0; i < 4; i++) await expectNewTag(() => t.db('soggetto_recapito').insert(contact(100_000 + i)));
+    for (let i = 0; i < 4; i++) await expectNewTag(() => t.knex('soggetto_recapito').insert(contact(100_000 + i)));
   });
 
   if (dialect === 'sqlite') {
@@ -137,7 +137,7 @@ forEachDialect('table versions', (dialect) => {
       const backup = path.join(dir, 'backup.sqlite');
       const atBackup = await tagOf(t.db);
       expect((await runCli('backup', [backup], env)).code).to.equal(0);
-      await t.db('soggetto_recapito').insert(contact(200_020));
+      await t.knex('soggetto_recapito').insert(contact(200_020));
       const beforeRestore = await tagOf(t.db);
       // restore refuses while a connection holds the file: this suite's own first.
       await disconnect(t.db);
@@ -148,11 +148,12 @@ forEachDialect('table versions', (dialect) => {
         const after = await tagOf(restored);
         expect(after).to.not.equal(atBackup);
         expect(after).to.not.equal(beforeRestore);
-        expect(await restored('soggetto_recapito').where({ id: 200_020 }).first()).to.equal(undefined);
+        expect(await restored.knex('soggetto_recapito').where({ id: 200_020 }).first()).to.equal(undefined);
       } finally {
         await disconnect(restored);
       }
-      t = { ...t, db: connect({ sqliteFile: t.sqliteFile! }) };
+      const reopened = connect({ sqliteFile: t.sqliteFile! });
+      t = { ...t, db: reopened, knex: reopened.knex };
     });
   }
 
@@ -176,11 +177,11 @@ forEachDialect('table versions', (dialect) => {
       const client = ['-h', server.hostname, '-P', server.port || '3306', '-u', decodeURIComponent(server.username || 'root')];
       const dump = spawnSync('mariadb-dump', [...client, '--single-transaction', '--routines', '--triggers', database], { encoding: 'utf8', maxBuffer: 64 << 20 });
       expect(dump.status, dump.stderr).to.equal(0);
-      await t.db('soggetto_recapito').insert(contact(200_040));
+      await t.knex('soggetto_recapito').insert(contact(200_040));
       const copyName = `${database}_r`;
       const admin = connect({ databaseUrl: mysqlTestUrl, poolMax: 1 });
       try {
-        await admin.raw('CREATE DATABASE ?? CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci', [copyName]);
+        await admin.knex.raw('CREATE DATABASE ?? CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci', [copyName]);
         const load = spawnSync('mariadb', [...client, copyName], { input: dump.stdout, encoding: 'utf8' });
         expect(load.status, load.stderr).to.equal(0);
         const url = new URL(t.databaseUrl!);
@@ -190,15 +191,15 @@ forEachDialect('table versions', (dialect) => {
           // The same rows at the same versions: the client's copy of them is current.
           expect(await tagOf(copy)).to.equal(atDump);
           expect(await tagOf(copy)).to.not.equal(await tagOf(t.db));
-          await copy('soggetto_recapito').insert(contact(200_041));
+          await copy.knex('soggetto_recapito').insert(contact(200_041));
           const written = await tagOf(copy);
           expect([atDump, await tagOf(t.db)]).to.not.include(written);
         } finally {
           await disconnect(copy);
         }
       } finally {
-        await admin.raw('DROP DATABASE IF EXISTS ??', [copyName]);
-        await admin.destroy();
+        await admin.knex.raw('DROP DATABASE IF EXISTS ??', [copyName]);
+        await disconnect(admin);
       }
     });
   }

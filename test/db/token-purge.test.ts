@@ -22,20 +22,20 @@ forEachDialect('refresh token purge', (dialect: Dialect) => {
   let tdb: TestDb;
   beforeEach(async () => {
     tdb = await createTestDb(dialect);
-    await tdb.db('app_user').insert({ id: 1, user_name: 'anna', user_name_key: 'anna', password_hash: 'x', created_at: at(-48 * hour) });
+    await tdb.knex('app_user').insert({ id: 1, user_name: 'anna', user_name_key: 'anna', password_hash: 'x', created_at: at(-48 * hour) });
   });
   afterEach(() => tdb.drop());
 
   const session = (id: string, createdAt: Date, revokedAt: Date | null = null) =>
-    tdb.db('auth_session').insert({ id, user_id: 1, created_at: createdAt, revoked_at: revokedAt });
+    tdb.knex('auth_session').insert({ id, user_id: 1, created_at: createdAt, revoked_at: revokedAt });
   const token = (name: string, sessionId: string, expiresAt: Date, spentAt: Date | null = null) =>
-    tdb.db('refresh_token').insert({ token_hash: hashToken(tokenText(name)), session_id: sessionId, expires_at: expiresAt, spent_at: spentAt });
+    tdb.knex('refresh_token').insert({ token_hash: hashToken(tokenText(name)), session_id: sessionId, expires_at: expiresAt, spent_at: spentAt });
   const tokensLeft = async () => {
     const names = ['live', 'spentRecently', 'liveSuccessor', 'expired', 'spentLongAgo', 'ofRevoked', 'justExpired'];
     const hashes = new Map(names.map((n) => [hashToken(tokenText(n)), n]));
-    return (await tdb.db('refresh_token').select('token_hash')).map((r: { token_hash: string }) => hashes.get(r.token_hash) ?? r.token_hash).sort();
+    return (await tdb.knex('refresh_token').select('token_hash')).map((r: { token_hash: string }) => hashes.get(r.token_hash) ?? r.token_hash).sort();
   };
-  const sessionsLeft = async () => (await tdb.db('auth_session').select('id')).map((r: { id: string }) => r.id).sort();
+  const sessionsLeft = async () => (await tdb.knex('auth_session').select('id')).map((r: { id: string }) => r.id).sort();
 
   async function seed(): Promise<void> {
     await session('active', at(-30 * hour));
@@ -54,16 +54,16 @@ forEachDialect('refresh token purge', (dialect: Dialect) => {
 
   it('removes exactly the expired and spent tokens and the dead sessions, and nothing else', async () => {
     await seed();
-    const purged = await purgeOnce(tdb.db, now);
+    const purged = await purgeOnce(tdb.knex, now);
     expect(await tokensLeft()).to.deep.equal(['live', 'liveSuccessor', 'spentRecently']);
     expect(await sessionsLeft()).to.deep.equal(['active', 'emptyYoung', 'rotated']);
     expect(purged).to.deep.equal({ tokens: 4, sessions: 2 });
-    expect(await purgeOnce(tdb.db, now), 'a second purge finds nothing').to.deep.equal({ tokens: 0, sessions: 0 });
+    expect(await purgeOnce(tdb.knex, now), 'a second purge finds nothing').to.deep.equal({ tokens: 0, sessions: 0 });
   });
 
   it('leaves every valid token usable: a refresh after the purge succeeds, a spent token kept in the window still revokes its session', async () => {
     await seed();
-    await purgeOnce(tdb.db, now);
+    await purgeOnce(tdb.knex, now);
     const noReuse = () => { throw new Error('no reuse expected'); };
     const rotation = await refreshSession(tdb.db, tokenText('live'), now, 3600, noReuse, 'rotate');
     expect(rotation.sessionId).to.equal('active');
@@ -76,9 +76,9 @@ forEachDialect('refresh token purge', (dialect: Dialect) => {
   it(`works in batches of ${purgeBatch}: a backlog larger than one batch goes in one purge`, async () => {
     await session('busy', at(-30 * hour));
     const rows = Array.from({ length: purgeBatch * 2 + 7 }, (_, i) => ({ token_hash: hashToken(`old-${i}`), session_id: 'busy', expires_at: at(-hour - i), spent_at: null }));
-    for (let i = 0; i < rows.length; i += 200) await tdb.db('refresh_token').insert(rows.slice(i, i + 200));
+    for (let i = 0; i < rows.length; i += 200) await tdb.knex('refresh_token').insert(rows.slice(i, i + 200));
     await token('live', 'busy', at(+hour));
-    expect(await purgeOnce(tdb.db, now)).to.deep.equal({ tokens: rows.length, sessions: 0 });
+    expect(await purgeOnce(tdb.knex, now)).to.deep.equal({ tokens: rows.length, sessions: 0 });
     expect(await tokensLeft()).to.deep.equal(['live']);
   });
 

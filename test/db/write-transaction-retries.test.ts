@@ -11,9 +11,9 @@ forEachDialect('write transactions: retries', (dialect) => {
   let t: TestDb;
   before(async () => { t = await createTestDb(dialect); });
   after(async () => { await t.drop(); });
-  beforeEach(async () => { await t.db('rate_limit_hit').del(); });
+  beforeEach(async () => { await t.knex('rate_limit_hit').del(); });
 
-  const rows = async () => (await t.db('rate_limit_hit').select('hits').orderBy('hits')).map((r: { hits: number }) => Number(r.hits));
+  const rows = async () => (await t.knex('rate_limit_hit').select('hits').orderBy('hits')).map((r: { hits: number }) => Number(r.hits));
   const row = (hits: number) => ({ bucket: 'retry-test', client_key: `k${hits}`, window_start: 0, hits });
 
   it('a deadlock victim (Galera: a certification conflict) runs again; its first attempt left nothing', async () => {
@@ -48,7 +48,7 @@ forEachDialect('write transactions: retries', (dialect) => {
   });
 
   it('a unique violation is answered at once, not run again', async () => {
-    await t.db('rate_limit_hit').insert(row(40));
+    await t.knex('rate_limit_hit').insert(row(40));
     let calls = 0;
     const err = await writeTransaction(t.db, async (trx) => {
       calls++;

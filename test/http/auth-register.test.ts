@@ -21,7 +21,7 @@ forEachDialect('auth Register over HTTP', (dialect: Dialect) => {
     expect(plain.status).to.equal(200);
     expect(plain.body).to.deep.equal({ userId: plain.body.userId, userName: 'Anna.Bianchi', referrerUrl: '/benvenuto' });
     expect(plain.body.userId).to.be.a('string');
-    const sessions = await s.db('auth_session').count({ n: '*' });
+    const sessions = await s.knex('auth_session').count({ n: '*' });
     expect(Number(sessions[0]!['n'])).to.equal(0);
 
     const auto = await s.request('PUT', '/register', { json: { userName: 'carlo', password: 'correct-horse', autoLogin: true } });
@@ -76,7 +76,7 @@ forEachDialect('auth Register over HTTP', (dialect: Dialect) => {
     const pairs = await s.request('POST', '/register?meta[source]=web&meta[lang]=it', { json: { userName: `meta.pairs.${dialect}`, password: 'correct-horse-1' } });
     const text = await s.request('POST', `/register?meta=${encodeURIComponent('{"source":"app"}')}`, { json: { userName: `meta.text.${dialect}`, password: 'correct-horse-1' } });
     expect([pairs.status, text.status]).to.deep.equal([200, 200]);
-    const metaOf = async (userName: string) => JSON.parse((await s.db('app_user').where({ user_name: userName }).first('meta')).meta);
+    const metaOf = async (userName: string) => JSON.parse((await s.knex('app_user').where({ user_name: userName }).first('meta')).meta);
     expect(await metaOf(`meta.pairs.${dialect}`)).to.deep.equal({ source: 'web', lang: 'it' });
     expect(await metaOf(`meta.text.${dialect}`)).to.deep.equal({ source: 'app' });
   });
@@ -173,7 +173,7 @@ forEachDialect('auth Register limits over HTTP', (dialect: Dialect) => {
       expect(r.status).to.equal(503);
       expect(r.body.responseStatus.errorCode).to.equal('ServiceUnavailable');
       expect(r.headers.get('retry-after')).to.equal('1');
-      expect(await s.db('app_user').where({ user_name: 'cut.short' }).first()).to.equal(undefined);
+      expect(await s.knex('app_user').where({ user_name: 'cut.short' }).first()).to.equal(undefined);
       expect(s.logs().map((l) => JSON.parse(l)).filter((l) => l.event === 'auth.hasher-lost').map((l) => l.msg)).to.deep.equal([
         'password hashing process exited (SIGKILL) with 1 hashes in flight',
       ]);

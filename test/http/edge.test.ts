@@ -227,7 +227,7 @@ forEachDialect('HTTP edge, debug mode and lost database', (dialect) => {
   it('/ready answers 503 ServiceUnavailable when the database is gone', async () => {
     const s = await startServer({ dialect });
     try {
-      await s.db.destroy();
+      await s.knex.destroy();
       const r = await s.request('GET', '/ready');
       expectError(r, 503, 'ServiceUnavailable');
       expect(r.headers.get('retry-after')).to.equal('1');

@@ -22,10 +22,10 @@ forEachDialect('entity tags of different answers', (dialect) => {
     s = await startServer({ dialect });
     admin = await s.tokenFor(['Admin']);
     user = await s.tokenFor(['ApiUser']);
-    await s.db('soggetto_recapito').insert([1, 2, 3, 4, 5, 6, 7].map((id) => ({ id, soggetto_id: 10 + (id % 2), tipo_recapito_id: 1, recapito: `r${id}@pec.it`, codice_esterno: null })));
-    await s.db('impianto').insert([{ id: 1, nome: 'Impianto 1' }, { id: 2, nome: 'Impianto 2' }]);
+    await s.knex('soggetto_recapito').insert([1, 2, 3, 4, 5, 6, 7].map((id) => ({ id, soggetto_id: 10 + (id % 2), tipo_recapito_id: 1, recapito: `r${id}@pec.it`, codice_esterno: null })));
+    await s.knex('impianto').insert([{ id: 1, nome: 'Impianto 1' }, { id: 2, nome: 'Impianto 2' }]);
     // Two trees of the same shape and names: only the ids tell the answers apart.
-    await s.db('impianto_file').insert([
+    await s.knex('impianto_file').insert([
       { id: 1, nome: 'Documenti', is_folder: true, folder_id: null, impianto_id: 1, data_creazione: new Date(0), data_aggiornamento: new Date(0) },
       { id: 2, nome: 'Documenti', is_folder: true, folder_id: null, impianto_id: 2, data_creazione: new Date(0), data_aggiornamento: new Date(0) },
       { id: 3, nome: 'Schema.pdf', is_folder: false, folder_id: 1, impianto_id: 1, data_creazione: new Date(0), data_aggiornamento: new Date(0) },

@@ -25,9 +25,9 @@ forEachDialect('entity tags', (dialect) => {
   before(async () => {
     s = await startServer({ dialect });
     admin = await s.tokenFor(['Admin']);
-    await s.db('soggetto_recapito').insert([1, 2, 3, 4].map((id) => ({ id, soggetto_id: 10 + (id % 2), tipo_recapito_id: 1, recapito: `r${id}@pec.it`, codice_esterno: null })));
-    await s.db('impianto').insert({ id: 1, nome: 'Impianto 1' });
-    await s.db('impianto_file').insert({ id: 1, nome: 'Documenti', is_folder: true, folder_id: null, impianto_id: 1, data_creazione: new Date(0), data_aggiornamento: new Date(0) });
+    await s.knex('soggetto_recapito').insert([1, 2, 3, 4].map((id) => ({ id, soggetto_id: 10 + (id % 2), tipo_recapito_id: 1, recapito: `r${id}@pec.it`, codice_esterno: null })));
+    await s.knex('impianto').insert({ id: 1, nome: 'Impianto 1' });
+    await s.knex('impianto_file').insert({ id: 1, nome: 'Documenti', is_folder: true, folder_id: null, impianto_id: 1, data_creazione: new Date(0), data_aggiornamento: new Date(0) });
   });
   after(() => s.close());
 
@@ -39,12 +39,12 @@ forEachDialect('entity tags', (dialect) => {
     const knex: string[] = [];
     const onQuery = (q: { sql: string }) => knex.push(q.sql);
     const stop = watchReads(s.db, (st) => reads.push(st));
-    s.db.on('query', onQuery);
+    s.knex.on('query', onQuery);
     try {
       return { value: await work(), reads, knex };
     } finally {
       stop();
-      s.db.off('query', onQuery);
+      s.knex.off('query', onQuery);
     }
   }
 
@@ -140,7 +140,7 @@ forEachDialect('entity tags', (dialect) => {
 
   it('gives a new tag after a write, and the old one then answers 200', async () => {
     const tag = (await get('soggettoIdIn=10')).headers.get('etag')!;
-    await s.db('soggetto_recapito').where({ id: 4 }).update({ recapito: 'cambiato@pec.it' });
+    await s.knex('soggetto_recapito').where({ id: 4 }).update({ recapito: 'cambiato@pec.it' });
     const r = await get('soggettoIdIn=10', { 'if-none-match': tag });
     expect(r.status).to.equal(200);
     expect(r.headers.get('etag')).to.not.equal(tag);
@@ -174,7 +174,7 @@ forEachDialect('entity tags', (dialect) => {
       const { value: unchanged, reads } = await counted(() => files(1, user, { 'if-none-match': tag }));
       expect(unchanged.status).to.equal(304);
       expect(reads).to.have.length(1);
-      await s.db('impianto_file').insert({ id: 2, nome: 'Schemi', is_folder: true, folder_id: 1, impianto_id: 1, data_creazione: new Date(0), data_aggiornamento: new Date(0) });
+      await s.knex('impianto_file').insert({ id: 2, nome: 'Schemi', is_folder: true, folder_id: 1, impianto_id: 1, data_creazione: new Date(0), data_aggiornamento: new Date(0) });
       const changed = await files(1, user, { 'if-none-match': tag });
       expect(changed.status).to.equal(200);
       expect(changed.body.contents.map((f: { nome: string }) => f.nome)).to.deep.equal(['Schemi']);
@@ -197,7 +197,7 @@ if (dialects.includes('mysql')) describe('entity tags on two nodes [mysql]', () 
   before(async () => {
     s = await startServer({ dialect: 'mysql' });
     admin = await s.tokenFor(['Admin']);
-    await s.db('soggetto_recapito').insert({ id: 1, soggetto_id: 1, tipo_recapito_id: 1, recapito: 'uno@pec.it', codice_esterno: null });
+    await s.knex('soggetto_recapito').insert({ id: 1, soggetto_id: 1, tipo_recapito_id: 1, recapito: 'uno@pec.it', codice_esterno: null });
     other = await startNode(s);
   });
   after(async () => {
@@ -212,7 +212,7 @@ if (dialects.includes('mysql')) describe('entity tags on two nodes [mysql]', () 
     const [a, b] = [await get(s.baseUrl), await get(other.baseUrl)];
     expect(a.headers.get('etag')).to.match(strong).and.to.equal(b.headers.get('etag'));
     expect((await get(other.baseUrl, { 'if-none-match': a.headers.get('etag')! })).status).to.equal(304);
-    await s.db('soggetto_recapito').where({ id: 1 }).update({ recapito: 'due@pec.it' });
+    await s.knex('soggetto_recapito').where({ id: 1 }).update({ recapito: 'due@pec.it' });
     const [c, d] = [await get(other.baseUrl, { 'if-none-match': a.headers.get('etag')! }), await get(s.baseUrl)];
     expect(c.status).to.equal(200);
     expect(c.headers.get('etag')).to.not.equal(a.headers.get('etag'));

@@ -9,7 +9,7 @@ forEachDialect('GET /impianti/{ImpiantoId}/files access', (dialect) => {
   let apiUser: string;
   before(async () => {
     s = await startServer({ dialect });
-    await s.db('impianto').insert({ id: 1, nome: 'Centrale termica' });
+    await s.knex('impianto').insert({ id: 1, nome: 'Centrale termica' });
     apiUser = await s.tokenFor(['ApiUser']);
   });
   after(() => s.close());

@@ -24,8 +24,8 @@ forEachDialect('GET /impianti/{ImpiantoId}/files content', (dialect) => {
   before(async () => {
     s = await startServer({ dialect });
     token = await s.tokenFor(['ApiUser']);
-    await s.db('impianto').insert([1, 2, 3, 4].map((id) => ({ id, nome: `Impianto ${id}` })));
-    await insertImpiantoFiles(s.db, [
+    await s.knex('impianto').insert([1, 2, 3, 4].map((id) => ({ id, nome: `Impianto ${id}` })));
+    await insertImpiantoFiles(s.knex, [
       node(1, 'Documentazione', true, null, 1),
       node(2, 'Zeta', false, 1, 1), node(3, 'Àrea', false, 1, 1), node(4, 'Manutenzione', true, 1, 1), node(5, 'area', false, 1, 1),
       node(6, 'ällegato', false, 1, 1), node(7, 'Certificazioni', true, 1, 1), node(8, 'AREA', false, 1, 1), node(9, 'Rapporto.pdf', false, 4, 1),
@@ -82,7 +82,7 @@ forEachDialect('GET /impianti/{ImpiantoId}/files content', (dialect) => {
       const nome = `${['Verbale', 'vèrbale', 'Foto', 'ÉLENCO'][n % 4]} ${String(n % 3000).padStart(4, '0')}`;
       return node(1000 + i, nome, i % 25 === 0, 100, 4);
     });
-    await insertImpiantoFiles(s.db, [node(100, 'Archivio', true, null, 4), ...many]);
+    await insertImpiantoFiles(s.knex, [node(100, 'Archivio', true, null, 4), ...many]);
     const { body } = await get(4);
     const want = [...many].sort((a, b) => Number(b.isFolder) - Number(a.isFolder) || cmp(fold(a.nome), fold(b.nome)) || a.id! - b.id!);
     expect(body.contents).to.have.length(10_000);

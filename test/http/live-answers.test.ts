@@ -67,9 +67,9 @@ forEachDialect('live answers', (dialect) => {
   before(async () => {
     s = await startServer({ dialect, env: { LIVE_INTERVAL_MS: '50', LIVE_MAX_SUBSCRIPTIONS: '3' } });
     admin = await s.tokenFor(['Admin']);
-    await s.db('soggetto_recapito').insert([1, 2].map((id) => contact(id)));
-    await s.db('impianto').insert({ id: 1, nome: 'Impianto 1' });
-    await s.db('impianto_file').insert({ id: 1, nome: 'Documenti', is_folder: true, folder_id: null, impianto_id: 1, data_creazione: new Date(0), data_aggiornamento: new Date(0) });
+    await s.knex('soggetto_recapito').insert([1, 2].map((id) => contact(id)));
+    await s.knex('impianto').insert({ id: 1, nome: 'Impianto 1' });
+    await s.knex('impianto_file').insert({ id: 1, nome: 'Documenti', is_folder: true, folder_id: null, impianto_id: 1, data_creazione: new Date(0), data_aggiornamento: new Date(0) });
   });
   after(() => s.close());
 
@@ -81,12 +81,12 @@ forEachDialect('live answers', (dialect) => {
       expect(stream.res.headers.get('content-type')).to.equal('text/event-stream; charset=utf-8');
       const [first] = await stream.next(1);
       expect(first).to.deep.equal({ event: 'message', id: plain.headers.get('etag')!, data: plain.text });
-      await s.db('soggetto_recapito').insert(contact(3));
+      await s.knex('soggetto_recapito').insert(contact(3));
       const [, second] = await stream.next(2);
       expect(JSON.parse(second!.data).results).to.deep.equal([{ id: 1 }, { id: 2 }, { id: 3 }]);
       expect(second!.id).to.equal((await s.request('GET', `${path}?soggettoIdIn=10&fields=Id`, { token: admin })).headers.get('etag'));
       // A write to a table the answer is not made of moves no tag of it: nothing is sent.
-      await s.db('impianto').insert({ id: 50, nome: 'Impianto 50' });
+      await s.knex('impianto').insert({ id: 50, nome: 'Impianto 50' });
       expect(await stream.next(3, 400)).to.have.length(2);
     } finally {
       await stream.close();
@@ -101,7 +101,7 @@ forEachDialect('live answers', (dialect) => {
       expect(held.res.status).to.equal(200);
       expect(await held.next(1, 300)).to.deep.equal([]);
       expect((await stale.next(1))[0]!.id).to.equal(current);
-      await s.db('soggetto_recapito').insert(contact(4, 11));
+      await s.knex('soggetto_recapito').insert(contact(4, 11));
       const [event] = await held.next(1);
       expect(JSON.parse(event!.data).results.map((r: { id: number }) => r.id)).to.deep.equal([4]);
     } finally {
@@ -138,7 +138,7 @@ forEachDialect('live answers', (dialect) => {
     try {
       const [first] = await stream.next(1);
       expect(JSON.parse(first!.data).contents).to.deep.equal([]);
-      await s.db('impianto_file').insert({ id: 2, nome: 'a.pdf', is_folder: false, folder_id: 1, impianto_id: 1, data_creazione: new Date(0), data_aggiornamento: new Date(0) });
+      await s.knex('impianto_file').insert({ id: 2, nome: 'a.pdf', is_folder: false, folder_id: 1, impianto_id: 1, data_creazione: new Date(0), data_aggiornamento: new Date(0) });
       const [, second] = await stream.next(2);
       expect(JSON.parse(second!.data).contents.map((f: { nome: string }) => f.nome)).to.deep.equal(['a.pdf']);
     } finally {

@@ -87,8 +87,8 @@ function hold(s: TestServer, target: string, token: string): Held {
  * asking one: InnoDB's own list of transactions, since the server is shared.
  */
 async function readViews(s: TestServer): Promise<number> {
-  const ids = new Set(((await s.db.raw('SELECT ID FROM information_schema.PROCESSLIST WHERE DB = DATABASE() AND ID <> CONNECTION_ID()'))[0] as { ID: unknown }[]).map((r) => String(r.ID)));
-  const status = String((await s.db.raw('SHOW ENGINE INNODB STATUS'))[0][0].Status);
+  const ids = new Set(((await s.knex.raw('SELECT ID FROM information_schema.PROCESSLIST WHERE DB = DATABASE() AND ID <> CONNECTION_ID()'))[0] as { ID: unknown }[]).map((r) => String(r.ID)));
+  const status = String((await s.knex.raw('SHOW ENGINE INNODB STATUS'))[0][0].Status);
   return status.split('---TRANSACTION').filter((t) => ids.has(/(?:MariaDB|MySQL) thread id (\d+)/.exec(t)?.[1] ?? '') && t.includes('Trx read view')).length;
 }
 
@@ -179,8 +179,8 @@ forEachDialect('query exports', (dialect) => {
       await new Promise((r) => setTimeout(r, timeoutMs + 500));
       // Rows not sent yet deleted; rows sorting before and after the cursor inserted.
       const gone = before.slice(-500).map((r) => r['id'] as number);
-      await s.db('soggetto_recapito').whereIn('id', gone).delete();
-      await s.db('soggetto_recapito').insert(
+      await s.knex('soggetto_recapito').whereIn('id', gone).delete();
+      await s.knex('soggetto_recapito').insert(
         Array.from({ length: 200 }, (_, i) => ({ id: 500_000 + i, soggetto_id: 1, tipo_recapito_id: 1, recapito: i % 2 === 0 ? `aaa${i}` : `zzz${i}`, codice_esterno: null })),
       );
       const { text, whole } = await held.finish();
@@ -230,7 +230,7 @@ forEachDialect('query exports', (dialect) => {
       expect(await readViews(s)).to.equal(0);
     } else {
       // No reader left holding a snapshot: the whole WAL can be checkpointed.
-      const [result] = await s.db.raw('PRAGMA wal_checkpoint(TRUNCATE)');
+      const [result] = await s.knex.raw('PRAGMA wal_checkpoint(TRUNCATE)');
       expect(result.busy).to.equal(0);
     }
   });

@@ -13,7 +13,7 @@ const path = '/json/reply/SoggettoRecapitoQuery';
 
 /** Contacts with ties on soggetto_id and a few NULL recapiti. */
 async function seed(s: TestServer): Promise<void> {
-  await s.db('soggetto_recapito').insert(
+  await s.knex('soggetto_recapito').insert(
     Array.from({ length: ROWS }, (_, i) => ({ id: i + 1, soggetto_id: i % 4, tipo_recapito_id: 1 + (i % 2), recapito: i % 5 === 0 ? null : `r${String(i).padStart(2, '0')}`, codice_esterno: null })),
   );
 }
@@ -195,7 +195,7 @@ forEachDialect('query paging', (dialect) => {
     });
 
     it('above the limit, is the engine\'s estimate or else a lower bound, never below the rows counted', async () => {
-      await s.db.raw(dialect === 'mysql' ? 'ANALYZE TABLE soggetto_recapito' : 'ANALYZE');
+      await s.knex.raw(dialect === 'mysql' ? 'ANALYZE TABLE soggetto_recapito' : 'ANALYZE');
       const whole = await get('include=EstimatedTotal,Total&take=0');
       expect(whole.body.total).to.equal(ROWS);
       expect(whole.body.estimatedTotalKind).to.equal('estimate');

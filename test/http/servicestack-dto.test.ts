@@ -53,8 +53,8 @@ forEachDialect('ServiceStack DTO properties', (dialect: Dialect) => {
     expect([r.status, r.body]).to.deep.equal([200, { allRoles: ['ApiUser'], allPermissions: [] }]);
     expectError(await s.request('POST', '/unassignroles', { token: admin, json: { userName: 'ss.user', roles: ['ApiUser'], permissions: ['Write'] } }), 400, 'InvalidValue', 'Permissions');
     // The refused request changed nothing: the role is still there.
-    const user = await s.db('app_user').where({ user_name: 'ss.user' }).first('id');
-    expect((await s.db('app_user_role').where({ user_id: user.id }).select('role')).map((r: { role: string }) => r.role)).to.deep.equal(['ApiUser']);
+    const user = await s.knex('app_user').where({ user_name: 'ss.user' }).first('id');
+    expect((await s.knex('app_user_role').where({ user_id: user.id }).select('role')).map((r: { role: string }) => r.role)).to.deep.equal(['ApiUser']);
   });
 });
 

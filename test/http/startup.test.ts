@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { pino } from 'pino';
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { connect } from '../../src/db/connect.js';
+import { connect, disconnect } from '../../src/db/connect.js';
 import { migrate } from '../../src/db/migrate.js';
 import { contractOf, loadContract } from '../../src/http/contract.js';
 import type { HandlerMap } from '../../src/http/operation.js';
@@ -203,8 +203,8 @@ describe('start-up with WORKERS=2 (design.md §10)', () => {
     const t = connect({ sqliteFile: file });
     // A database migrated by a newer build: a migration this one does not know.
     await migrate(t);
-    await t('knex_migrations').insert({ name: '999-from-a-newer-build', batch: 9, migration_time: new Date() });
-    await t.destroy();
+    await t.knex('knex_migrations').insert({ name: '999-from-a-newer-build', batch: 9, migration_time: new Date() });
+    await disconnect(t);
     const p = spawnMain({ WORKERS: '2', PORT: '0', HOST: '127.0.0.1', SQLITE_FILE: file });
     try {
       expect(await p.exit).to.equal(1);

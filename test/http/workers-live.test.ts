@@ -39,8 +39,8 @@ forEachDialect('WORKERS=2: live answers', (dialect) => {
   let service: ServiceProcess | undefined;
   before(async () => {
     t = await createTestDb(dialect);
-    await t.db('impianto').insert({ id: 1, nome: 'Impianto 1' });
-    await t.db('impianto_file').insert({ id: 1, nome: 'Documenti', is_folder: true, folder_id: null, impianto_id: 1, data_creazione: new Date(0), data_aggiornamento: new Date(0) });
+    await t.knex('impianto').insert({ id: 1, nome: 'Impianto 1' });
+    await t.knex('impianto_file').insert({ id: 1, nome: 'Documenti', is_folder: true, folder_id: null, impianto_id: 1, data_creazione: new Date(0), data_aggiornamento: new Date(0) });
   });
   after(async () => {
     await service?.stop();
@@ -57,7 +57,7 @@ forEachDialect('WORKERS=2: live answers', (dialect) => {
     const streams = [0, 1, 2, 3].map((i) => stream(s.url, '/impianti/1/files', { authorization: `Bearer ${token}`, 'x-request-id': `live-${i}` }));
     try {
       await waitFor(() => (streams.every((st) => st.data.length === 1) ? true : undefined), 'every first event');
-      await t.db('impianto_file').insert({ id: 2, nome: 'a.pdf', is_folder: false, folder_id: 1, impianto_id: 1, data_creazione: new Date(0), data_aggiornamento: new Date(0) });
+      await t.knex('impianto_file').insert({ id: 2, nome: 'a.pdf', is_folder: false, folder_id: 1, impianto_id: 1, data_creazione: new Date(0), data_aggiornamento: new Date(0) });
       await waitFor(() => (streams.every((st) => st.data.length === 2) ? true : undefined), 'the write on every stream', 5_000);
       for (const st of streams) expect((JSON.parse(st.data[1]!) as { contents: Array<{ nome: string }> }).contents.map((f) => f.nome)).to.deep.equal(['a.pdf']);
     } finally {

@@ -44,7 +44,7 @@ forEachDialect('WORKERS=2: a replaced worker', (dialect) => {
   let service: ServiceProcess | undefined;
   before(async () => {
     t = await createTestDb(dialect);
-    await t.db('impianto').insert({ id: 1, nome: 'Impianto 1' });
+    await t.knex('impianto').insert({ id: 1, nome: 'Impianto 1' });
   });
   after(async () => {
     await service?.stop();

@@ -65,7 +65,7 @@ for (const dialect of ['sqlite', 'mysql'] as const) {
           expect(summary, r.stdout).to.not.equal(null);
           peaks.push(Number(summary![1]));
           fs.rmSync(file);
-          const count = await target.db('soggetto_recapito').count({ n: '*' }).first();
+          const count = await target.knex('soggetto_recapito').count({ n: '*' }).first();
           expect(Number(count?.['n'])).to.equal(rows);
         } finally {
           await target.drop();

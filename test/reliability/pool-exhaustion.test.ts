@@ -9,7 +9,7 @@ import { percentile, record, round } from './support/figures.js';
 import { startTarget, type ReliabilityTarget } from './support/reliability-target.js';
 import { adminUser } from './support/reliability-target.js';
 import { send, type Req, type Sample } from './support/traffic.js';
-import { connect } from '../../src/db/connect.js';
+import { connect, disconnect } from '../../src/db/connect.js';
 
 const queryTimeoutMs = 1000;
 const acquireTimeoutMs = 2000;
@@ -29,7 +29,7 @@ describe('reliability: pool exhaustion and slow queries', function () {
   async function underLock<T>(tables: string[], work: () => Promise<T>): Promise<T> {
     const locker = connect({ databaseUrl: `${t.mariadb.url}/impianti`, poolMax: 1 });
     try {
-      return await locker.transaction(async (trx) => {
+      return await locker.knex.transaction(async (trx) => {
         await trx.raw(`LOCK TABLES ${tables.map((x) => `${x} WRITE`).join(', ')}`);
         try {
           return await work();
@@ -38,7 +38,7 @@ describe('reliability: pool exhaustion and slow queries', function () {
         }
       });
     } finally {
-      await locker.destroy();
+      await disconnect(locker);
     }
   }
 

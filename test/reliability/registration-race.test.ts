@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { connect } from '../../src/db/connect.js';
+import { connect, disconnect } from '../../src/db/connect.js';
 import { record, round } from './support/figures.js';
 import { startTarget, type ReliabilityTarget } from './support/reliability-target.js';
 import { startService, type ServiceProcess } from './support/service-process.js';
@@ -76,10 +76,10 @@ describe('reliability: 100 parallel registrations over 20 names', function () {
     const db = connect({ sqliteFile: file });
     try {
       service = await startService({ SQLITE_FILE: file, SCRYPT_LOG_N: '12', RATE_LIMIT_REGISTER_PER_MIN: '0', RATE_LIMIT_LOGIN_FAILURES_PER_MIN: '0' }, path.resolve('test-output/reliability-registration-race-sqlite.log'));
-      await race({ url: service.url, db, close: async () => {} }, 'SQLite');
+      await race({ url: service.url, db: db.knex, close: async () => {} }, 'SQLite');
     } finally {
       await service?.stop();
-      await db.destroy();
+      await disconnect(db);
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });

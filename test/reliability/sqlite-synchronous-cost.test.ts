@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createSession, refreshSession } from '../../src/auth/session-store.js';
-import { connect } from '../../src/db/connect.js';
+import { connect, disconnect } from '../../src/db/connect.js';
 import { migrate } from '../../src/db/migrate.js';
 import { percentile, record, round } from './support/figures.js';
 
@@ -22,18 +22,18 @@ describe('reliability: the cost of synchronous FULL against NORMAL (SQLite)', fu
     const db = connect({ sqliteFile: path.join(dir, 'sync.sqlite') });
     try {
       await migrate(db);
-      const pragma = async (sql: string) => Object.values(((await db.raw(sql)) as Array<Record<string, unknown>>)[0]!)[0];
+      const pragma = async (sql: string) => Object.values(((await db.knex.raw(sql)) as Array<Record<string, unknown>>)[0]!)[0];
       expect(await pragma('PRAGMA synchronous')).to.equal(2);
       expect(await pragma('PRAGMA journal_mode')).to.equal('wal');
-      const [userId] = await db('app_user').insert({ user_name: 'sync', user_name_key: 'sync', password_hash: 'x', created_at: new Date() });
+      const [userId] = await db.knex('app_user').insert({ user_name: 'sync', user_name_key: 'sync', password_hash: 'x', created_at: new Date() });
       const times: Record<'NORMAL' | 'FULL', { signIn: number[]; refresh: number[] }> = { NORMAL: { signIn: [], refresh: [] }, FULL: { signIn: [], refresh: [] } };
       for (let r = 0; r < rounds; r++) {
         for (const mode of ['NORMAL', 'FULL'] as const) {
           // The pool's one connection: the setting holds for the writes below.
-          await db.raw(`PRAGMA synchronous = ${mode}`);
+          await db.knex.raw(`PRAGMA synchronous = ${mode}`);
           for (let i = 0; i < writesPerRound; i++) {
             const t0 = performance.now();
-            const issued = await db.transaction((trx) => createSession(trx, String(userId), new Date(), 3600));
+            const issued = await db.knex.transaction((trx) => createSession(trx, String(userId), new Date(), 3600));
             const t1 = performance.now();
             await refreshSession(db, issued.refreshToken, new Date(), 3600, () => {}, 'rotate');
             times[mode].signIn.push(t1 - t0);
@@ -52,7 +52,7 @@ describe('reliability: the cost of synchronous FULL against NORMAL (SQLite)', fu
       // FULL syncs the WAL at every commit, NORMAL only at checkpoints: FULL is never the cheaper.
       expect(percentile(times.FULL.signIn, 50)).to.be.greaterThan(percentile(times.NORMAL.signIn, 50));
     } finally {
-      await db.destroy();
+      await disconnect(db);
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -9,7 +9,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { expect } from 'chai';
 import { seedDemo } from '../../src/cli/demo-data.js';
-import { connect } from '../../src/db/connect.js';
+import { connect, disconnect } from '../../src/db/connect.js';
 import { mariadbEngine, sqliteEngine, type CrashEngine } from './support/crash-engines.js';
 import { record, round } from './support/figures.js';
 import { adminUser } from './support/reliability-target.js';
@@ -104,8 +104,8 @@ for (const engineName of ['sqlite', 'mariadb'] as const) {
       engine = engineName === 'sqlite' ? await sqliteEngine() : await mariadbEngine();
       const db = connect({ databaseUrl: engine.env['DATABASE_URL'], sqliteFile: engine.env['SQLITE_FILE'] });
       await seedDemo(db);
-      impiantoIds = ((await db('impianto_file').distinct('impianto_id')) as Array<{ impianto_id: number }>).map((r) => Number(r.impianto_id));
-      await db.destroy();
+      impiantoIds = ((await db.knex('impianto_file').distinct('impianto_id')) as Array<{ impianto_id: number }>).map((r) => Number(r.impianto_id));
+      await disconnect(db);
       service = await startService({
         ...engine.env, WORKERS: '2', ADMIN_USERNAME: adminUser.userName, ADMIN_PASSWORD: adminUser.password, ACCESS_TOKEN_TTL: '1h',
         DEFAULT_ROLES: 'ApiUser', SCRYPT_LOG_N: '10', RATE_LIMIT_REGISTER_PER_MIN: String(registerLimit), TRUST_PROXY: 'true',

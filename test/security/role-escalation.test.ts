@@ -16,7 +16,7 @@ forEachDialect('security: role escalation through Register', (dialect) => {
   });
   after(() => s.close());
 
-  const users = async () => Number((await s.db('app_user').count({ n: '*' }))[0]?.['n']);
+  const users = async () => Number((await s.knex('app_user').count({ n: '*' }))[0]?.['n']);
   const rolesInToken = (jwt: string): unknown => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString())['roles'];
 
   it('refuses a roles property in the body, the query string or a form, in any letter case', async () => {
@@ -64,9 +64,9 @@ forEachDialect('security: role escalation through Register', (dialect) => {
       expect([r.status, r.body.responseStatus.message]).to.deep.equal([403, 'Invalid Role']);
       expect((await s.request('POST', '/assignroles', { json: { userName: 'metauser', roles: ['Admin'] }, token })).status).to.equal(403);
     }
-    const row = await s.db('app_user').where({ user_name: 'metauser' }).first('id', 'meta');
+    const row = await s.knex('app_user').where({ user_name: 'metauser' }).first('id', 'meta');
     expect(JSON.parse(row.meta)).to.include({ roles: 'Admin', isAdmin: 'true' });
-    expect(await s.db('app_user_role').where({ user_id: row.id })).to.deep.equal([]);
+    expect(await s.knex('app_user_role').where({ user_id: row.id })).to.deep.equal([]);
     expect(({} as Record<string, unknown>)['roles']).to.equal(undefined);
   });
 });

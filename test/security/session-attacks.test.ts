@@ -45,7 +45,7 @@ forEachDialect('security: session attacks', (dialect) => {
   it("a deleted user's refresh tokens and password are refused at once", async () => {
     const registered = (await register('deleted')).body;
     const session = (await signIn('deleted')).body;
-    await s.db('app_user').where({ id: registered.userId }).delete();
+    await s.knex('app_user').where({ id: registered.userId }).delete();
     for (const token of [registered.refreshToken, session.refreshToken]) {
       const r = await refresh(token);
       expect([r.status, r.headers.get('www-authenticate')]).to.deep.equal([401, 'Bearer']);
@@ -57,18 +57,18 @@ forEachDialect('security: session attacks', (dialect) => {
     const registered = (await register('orphan')).body;
     // An operator deleting rows by hand with foreign keys switched off leaves the session behind.
     if (dialect === 'mysql') {
-      await s.db.transaction(async (trx) => {
+      await s.knex.transaction(async (trx) => {
         await trx.raw('SET FOREIGN_KEY_CHECKS = 0');
         await trx('app_user').where({ id: registered.userId }).delete();
         await trx.raw('SET FOREIGN_KEY_CHECKS = 1');
       });
     } else {
       // SQLite's pool is one connection, and the pragma cannot change inside a transaction.
-      await s.db.raw('PRAGMA foreign_keys = OFF');
-      await s.db('app_user').where({ id: registered.userId }).delete();
-      await s.db.raw('PRAGMA foreign_keys = ON');
+      await s.knex.raw('PRAGMA foreign_keys = OFF');
+      await s.knex('app_user').where({ id: registered.userId }).delete();
+      await s.knex.raw('PRAGMA foreign_keys = ON');
     }
-    const left = await s.db('auth_session').where({ user_id: registered.userId }).count({ n: '*' });
+    const left = await s.knex('auth_session').where({ user_id: registered.userId }).count({ n: '*' });
     expect(Number(left[0]?.['n'])).to.equal(1);
     const r = await refresh(registered.refreshToken);
     expect(r.status).to.equal(401);
@@ -76,7 +76,7 @@ forEachDialect('security: session attacks', (dialect) => {
 
   it("a deleted user's access token expires with ACCESS_TOKEN_TTL, as every access token does", async () => {
     const registered = (await register('ttl')).body;
-    await s.db('app_user').where({ id: registered.userId }).delete();
+    await s.knex('app_user').where({ id: registered.userId }).delete();
     // Stateless by design: still a valid signature and claims until exp (+ skew) ...
     expect((await logout(registered.bearerToken)).status).to.equal(200);
     now += (s.config.accessTokenTtl + clockToleranceSeconds + 1) * 1000;

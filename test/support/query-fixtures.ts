@@ -1,7 +1,7 @@
 // The rows the query DB tests search: mixed case, Italian accents, `%` `_` `\` and
 // commas in values, NULLs, ties, int32 bounds and trailing spaces. Ids are explicit so
 // the expectations can name rows by id.
-import type { Knex } from 'knex';
+import type { Database } from '../../src/db/database.js';
 import type { Result } from '../../src/errors/api-error.js';
 import type { QueryOutcome } from '../../src/query/run-query.js';
 
@@ -38,7 +38,8 @@ export const recapiti: ReadonlyArray<[number, number, number, string | null, str
   [8, MAX, 2, 'PERCHÉ', null],
 ];
 
-export async function loadFixtures(db: Knex): Promise<void> {
+export async function loadFixtures(database: Database): Promise<void> {
+  const db = database.knex;
   await db('caratteristica_gruppo').insert(
     gruppi.map(([id, descrizione, tipo, dis, icona, ordine]) => ({
       id, descrizione, tipo_caratteristica_sezione_id: tipo, is_disattiva: dis, icona_immagine_id: icona, ordine_vista: ordine,

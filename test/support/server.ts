@@ -14,6 +14,7 @@ import { createModules, type Modules } from '../../src/handlers/index.js';
 import { startSchedules } from '../../src/server/lifecycle.js';
 import { loadContract, type Contract } from '../../src/http/contract.js';
 import { createResponseValidator, type ResponseValidator } from '../../src/contract-check/response-validator.js';
+import type { Database } from '../../src/db/database.js';
 import { createTestDb, type Knex } from './db.js';
 
 export interface TestResponse {
@@ -35,7 +36,9 @@ export interface RequestOptions {
 
 export interface TestServer {
   readonly baseUrl: string;
-  readonly db: Knex;
+  readonly db: Database;
+  /** Its Knex (`db.knex`), for the tests' own SQL. */
+  readonly knex: Knex;
   readonly dialect: Dialect;
   /** Where the test database is, as DATABASE_URL / SQLITE_FILE would say: for CLIs and engine clients. */
   readonly databaseUrl: string | undefined;
@@ -79,6 +82,7 @@ export async function startServer(options: { dialect: Dialect; env?: Record<stri
   return {
     baseUrl,
     db: testDb.db,
+    knex: testDb.knex,
     dialect: options.dialect,
     databaseUrl: testDb.databaseUrl,
     sqliteFile: testDb.sqliteFile,

@@ -16,7 +16,7 @@ export const accentedRows = 500;
 /** Writes the file, checkpointed and closed, and returns its path. */
 export async function buildTokenFile(): Promise<{ file: string; remove(): void }> {
   const tdb = await createTestDb('sqlite');
-  const db = tdb.db;
+  const db = tdb.knex;
   await db('app_user').insert({ id: 1, user_name: 'anna', user_name_key: 'anna', password_hash: 'x', created_at: new Date(now - 40 * 86400e3) });
   await db.raw(`WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < ?)
     INSERT INTO soggetto_recapito (soggetto_id, tipo_recapito_id, recapito, codice_esterno)

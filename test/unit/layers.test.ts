@@ -13,8 +13,8 @@ const src = path.join(root, 'src');
 /** Floor of each room (a folder of src/, or a file at its top). Lower floors know nothing of higher ones. */
 const floors: Record<string, number> = {
   'errors': 0, 'int32.ts': 0, 'contract-types.ts': 0, 'text-memo.ts': 0, 'database-url.ts': 0,
-  'config.ts': 1, 'deps.ts': 1,
-  'db': 2,
+  'config.ts': 1,
+  'db': 2, 'deps.ts': 2,
   'query': 3, 'impianti': 3, 'auth': 3, 'live': 3,
   'http': 4,
   'app.ts': 5,

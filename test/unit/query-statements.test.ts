@@ -23,7 +23,7 @@ const ctx = testContext();
 function statementsOf(request: Record<string, unknown>, dto = sr, dialect: Dialect = 'mysql'): SelectParts[] {
   const planned = compile(dto, request, ctx);
   if (!planned.ok) throw new Error(JSON.stringify(planned.error.errors));
-  const r = render(clients[dialect], planned.value, ctx);
+  const r = render(dialect, planned.value, ctx);
   return [...r.page, r.summary, r.estimate?.capped, r.estimate?.engine?.query, ...r.aggregates.map((a) => (a.source.kind === 'pick' ? a.source.query : undefined))].filter((p) => p !== undefined);
 }
 

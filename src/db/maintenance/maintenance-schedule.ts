@@ -1,9 +1,8 @@
 // When the service maintains its database (design.md §8): after each purge that deleted
 // rows, and every MAINTENANCE_INTERVAL_S. Each turn logs one line and is counted for
 // /metrics; on MySQL one node at a time takes the turn, the others skip it.
-import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { dialectOf } from '../dialect.js';
+import type { Database } from '../database.js';
 import { createMaintainer, type MaintenanceResult } from './maintenance.js';
 import { withNamedLock } from '../named-lock.js';
 
@@ -19,12 +18,12 @@ export interface MaintenanceSchedule {
 
 const lockName = 'impianti_api_maintenance';
 
-export function scheduleMaintenance(deps: { db: Knex; logger: Logger; intervalS: number }): MaintenanceSchedule {
+export function scheduleMaintenance(deps: { db: Database; logger: Logger; intervalS: number }): MaintenanceSchedule {
   const maintainer = createMaintainer(deps.db);
   const turns: Record<MaintenanceTrigger, number> = { purge: 0, schedule: 0 };
   let running: Promise<void> | undefined;
   const once = async (): Promise<MaintenanceResult | undefined> => {
-    if (dialectOf(deps.db) !== 'mysql') return maintainer.turn();
+    if (deps.db.dialect !== 'mysql') return maintainer.turn();
     const turn = await withNamedLock(deps.db, lockName, 0, () => maintainer.turn());
     return turn.held ? turn.value : undefined;
   };

@@ -4,7 +4,7 @@
 // and only after a tenth of a table changed; ANALYZE makes it at once, and it is kept to
 // the tables that moved because it also evicts the table from the server's caches.
 import type { Knex } from 'knex';
-import { dialectOf } from '../dialect.js';
+import type { Database } from '../database.js';
 
 export interface MaintenanceResult {
   /** The tables whose statistics were gathered again. */
@@ -20,8 +20,9 @@ export interface Maintainer {
 /** A change of a fifth of the rows, and at least a thousand, is a lot. */
 export const movedALot = (then: number, now: number): boolean => Math.abs(now - then) >= Math.max(1000, then / 5);
 
-export function createMaintainer(db: Knex): Maintainer {
-  if (dialectOf(db) === 'sqlite') return { turn: () => optimizeSqlite(db) };
+export function createMaintainer(database: Database): Maintainer {
+  const db = database.knex;
+  if (database.dialect === 'sqlite') return { turn: () => optimizeSqlite(db) };
   // Rows at this node's last analysis of each table, or when the node first saw it.
   const baseline = new Map<string, number>();
   return { turn: () => analyzeMoved(db, baseline) };

@@ -3,13 +3,13 @@
 // indexes on SQLite, so that every string filter can use an index on both engines.
 import type { Knex } from 'knex';
 import { searchCollation } from '../collation.js';
-import { dialectOf } from '../dialect.js';
+import type { Database } from '../database.js';
 import { fieldIndexName } from '../index-names.js';
 
 export const name = '001-query-tables';
 
-export async function up(db: Knex): Promise<void> {
-  const mysql = dialectOf(db) === 'mysql';
+export async function up(db: Knex, database: Database): Promise<void> {
+  const mysql = database.dialect === 'mysql';
   const collation = mysql ? await searchCollation(db) : undefined;
   const text = (t: Knex.CreateTableBuilder, column: string, length: number) => {
     const c = t.string(column, length).nullable();

@@ -2,12 +2,12 @@
 // names and e-mails is enforced by unique indexes on normalized keys, so concurrent
 // registrations race inside the database, not in application code.
 import type { Knex } from 'knex';
-import { dialectOf } from '../dialect.js';
+import type { Database } from '../database.js';
 
 export const name = '002-accounts';
 
-export async function up(db: Knex): Promise<void> {
-  const mysql = dialectOf(db) === 'mysql';
+export async function up(db: Knex, database: Database): Promise<void> {
+  const mysql = database.dialect === 'mysql';
   // The keys are already lower-cased by the application; a binary collation makes the
   // index compare them exactly, as SQLite does (utf8mb4_unicode_ci would also equate
   // "ß" with "ss" and ignore trailing spaces, so the engines would disagree).

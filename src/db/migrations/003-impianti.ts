@@ -2,12 +2,12 @@
 // outside the database; `percorso_storage` locates it and is never selected by the API.
 import type { Knex } from 'knex';
 import { searchCollation } from '../collation.js';
-import { dialectOf } from '../dialect.js';
+import type { Database } from '../database.js';
 
 export const name = '003-impianti';
 
-export async function up(db: Knex): Promise<void> {
-  const mysql = dialectOf(db) === 'mysql';
+export async function up(db: Knex, database: Database): Promise<void> {
+  const mysql = database.dialect === 'mysql';
   const collation = mysql ? await searchCollation(db) : undefined;
   await db.schema.createTable('impianto', (t) => {
     t.increments('id');

@@ -4,22 +4,22 @@
 // is rebuilt the way SQLite documents (foreign keys off around it, so impianto_file's rows
 // are neither cascaded away nor left pointing nowhere: the check below proves it).
 import type { Knex } from 'knex';
-import { dialectOf } from '../dialect.js';
+import type { Database } from '../database.js';
 
 export const name = '004-operator-defaults';
 // PRAGMA foreign_keys is a no-op inside a transaction: this migration opens its own.
 export const config = { transaction: false };
 
-export async function up(db: Knex): Promise<void> {
-  if (dialectOf(db) === 'mysql') {
+export async function up(db: Knex, database: Database): Promise<void> {
+  if (database.dialect === 'mysql') {
     await db.raw("ALTER TABLE impianto MODIFY nome VARCHAR(200) NOT NULL DEFAULT ''");
     return;
   }
   await rebuild(db, "''");
 }
 
-export async function down(db: Knex): Promise<void> {
-  if (dialectOf(db) === 'mysql') {
+export async function down(db: Knex, database: Database): Promise<void> {
+  if (database.dialect === 'mysql') {
     await db.raw('ALTER TABLE impianto MODIFY nome VARCHAR(200) NOT NULL');
     return;
   }

@@ -4,7 +4,8 @@
 // marks later needs a migration of its own (test/unit/substring-index-catalog.test.ts).
 import type { Knex } from 'knex';
 import { searchCollation } from '../collation.js';
-import { dialectOf } from '../dialect.js';
+import type { Database } from '../database.js';
+import type { Dialect } from '../dialect.js';
 import { writeTransaction } from '../write-transaction.js';
 import { fillStatements, mysqlTrigramDeferral } from '../substring-index/substring-index-deferred.js';
 import { createIndexTable, indexesOf, positionsNeeded, positionsTable, trigramTriggerNames, trigramTriggers, type SubstringIndex } from '../substring-index/substring-index.js';
@@ -41,29 +42,29 @@ async function upSqlite(db: Knex, table: string): Promise<void> {
  * TABLES, which a Galera cluster does not support; a write replicated from another node
  * that meets the fill's locks aborts the fill, which runs again (write-transaction.ts).
  */
-async function upMysql(db: Knex, table: string, collation: string): Promise<void> {
+async function upMysql(db: Knex, database: Database, table: string, collation: string): Promise<void> {
   const own = indexesOf(table, indexes);
   for (const s of own) await createIndexTable(db, 'mysql', s, collation);
   for (const s of own) for (const statement of trigramTriggers('mysql', s)) await db.raw(statement);
   const fill = mysqlTrigramDeferral(table, indexes).beforeCommit('all').map((s) => ({ ...s, sql: s.sql.replace(/^INSERT INTO/, 'INSERT IGNORE INTO') }));
-  await writeTransaction(db, async (trx) => {
+  await writeTransaction(database, async (trx) => {
     for (const { sql, bindings } of fill) await trx.raw(sql, bindings);
   });
 }
 
 /** Whether a failed run left any of this migration's tables behind (its triggers come after them). */
-async function leftBehind(db: Knex): Promise<boolean> {
+async function leftBehind(db: Knex, dialect: Dialect): Promise<boolean> {
   const names = [positionsTable, ...indexes.map((s) => s.index)];
-  const found = dialectOf(db) === 'mysql'
+  const found = dialect === 'mysql'
     ? await db('information_schema.tables').whereRaw('table_schema = DATABASE()').whereIn('table_name', names).first('table_name')
     : await db('sqlite_master').whereIn('name', names).first('name');
   return found !== undefined;
 }
 
-export async function up(db: Knex): Promise<void> {
+export async function up(db: Knex, database: Database): Promise<void> {
+  const { dialect } = database;
   // What a failed run left behind goes first, so that the migration can run again.
-  if (await leftBehind(db)) await down(db);
-  const dialect = dialectOf(db);
+  if (await leftBehind(db, dialect)) await down(db);
   if (dialect === 'mysql') {
     await db.schema.createTable(positionsTable, (t) => t.smallint('n').unsigned().primary());
     await db(positionsTable).insert(Array.from({ length: positionsNeeded(indexes) }, (_, i) => ({ n: i + 1 })));
@@ -71,7 +72,7 @@ export async function up(db: Knex): Promise<void> {
   const collation = dialect === 'mysql' ? await searchCollation(db) : undefined;
   for (const table of new Set(indexes.map((s) => s.table))) {
     if (dialect === 'sqlite') await upSqlite(db, table);
-    else await upMysql(db, table, collation!);
+    else await upMysql(db, database, table, collation!);
   }
 }
 

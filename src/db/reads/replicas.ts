@@ -4,10 +4,10 @@
 // primary directly. Replication is MariaDB's own; this only measures how far behind each
 // replica is (the heartbeat row of migration 006) and stops sending it reads while it is
 // unreachable or more than REPLICA_MAX_LAG_MS behind.
-import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { nameOf as nodeName, parseMysqlUrl } from '../../database-url.js';
 import { connect, disconnect, nodeStates, probeNodes } from '../connect.js';
+import type { Database } from '../database.js';
 import { lostNode, noConnectionInTime, translateDbError } from '../driver-errors.js';
 import { closeReads } from './select.js';
 
@@ -22,11 +22,12 @@ export interface ReplicaHealth {
 
 export interface Reads {
   /**
-   * Runs a read on the next healthy replica, or on the primary. A replica that cannot
-   * answer (the server went away or refuses connections) is marked unhealthy and the same
-   * read runs again on the primary, so no request fails because a replica did.
+   * Runs a read on the handle of the next healthy replica (each replica is a connect() of
+   * its own), or on the primary's. A replica that cannot answer (the server went away or
+   * refuses connections) is marked unhealthy and the same read runs again on the primary,
+   * so no request fails because a replica did.
    */
-  run<T>(work: (db: Knex) => Promise<T>): Promise<T>;
+  run<T>(work: (database: Database) => Promise<T>): Promise<T>;
   primaryReads(): number;
   health(): readonly ReplicaHealth[];
   close(): Promise<void>;
@@ -42,7 +43,7 @@ export interface ReadsOptions {
 
 interface Replica {
   readonly name: string;
-  readonly db: Knex;
+  readonly database: Database;
   healthy: boolean;
   lagMs: number | undefined;
   reads: number;
@@ -52,7 +53,7 @@ interface Replica {
 const nameOf = (url: string): string => parseMysqlUrl(url).nodes.map(nodeName).join(',');
 
 /** Every read on the primary: SQLite, or MySQL without DATABASE_REPLICA_URLS. Closing it closes the primary's read connections. */
-export function primaryOnly(primary: Knex): Reads {
+export function primaryOnly(primary: Database): Reads {
   let primaryReads = 0;
   const nodes = nodeStates(primary).length;
   return {
@@ -80,7 +81,7 @@ export function primaryOnly(primary: Knex): Reads {
 function openReplica(url: string, options: ReadsOptions): Replica {
   return {
     name: nameOf(url),
-    db: connect({
+    database: connect({
       databaseUrl: url, poolMax: options.poolMax, statementTimeoutMs: options.statementTimeoutMs,
       // A replica that is down fails every connection attempt; its health says so once, in our own log.
       log: { warn: (m: unknown) => options.logger.debug({ replica: nameOf(url), knex: String(m) }, 'replica connection') },
@@ -97,11 +98,11 @@ function openReplica(url: string, options: ReadsOptions): Replica {
  * the allowed lag (at most a second apart), so a replica that is up to date never looks
  * further behind than that. Returns what stops it.
  */
-function watchLag(primary: Knex, replicas: readonly Replica[], { logger, maxLagMs }: ReadsOptions): () => void {
+function watchLag(primary: Database, replicas: readonly Replica[], { logger, maxLagMs }: ReadsOptions): () => void {
   const everyMs = Math.min(1000, Math.max(25, Math.floor(maxLagMs / 4)));
   const beat = async () => {
     try {
-      await primary.raw('UPDATE replica_heartbeat SET beat = UTC_TIMESTAMP(6) WHERE id = 1').timeout(everyMs * 2);
+      await primary.knex.raw('UPDATE replica_heartbeat SET beat = UTC_TIMESTAMP(6) WHERE id = 1').timeout(everyMs * 2);
     } catch (err) {
       // The primary is down: /ready says so, and the replicas' lag grows until they are skipped.
       logger.debug({ err }, 'heartbeat not written');
@@ -109,7 +110,7 @@ function watchLag(primary: Knex, replicas: readonly Replica[], { logger, maxLagM
   };
   const check = async (r: Replica) => {
     try {
-      const raw = (await r.db.raw('SELECT TIMESTAMPDIFF(MICROSECOND, beat, UTC_TIMESTAMP(6)) AS lag_us FROM replica_heartbeat WHERE id = 1').timeout(everyMs * 2)) as [Array<{ lag_us: number | string | null }>];
+      const raw = (await r.database.knex.raw('SELECT TIMESTAMPDIFF(MICROSECOND, beat, UTC_TIMESTAMP(6)) AS lag_us FROM replica_heartbeat WHERE id = 1').timeout(everyMs * 2)) as [Array<{ lag_us: number | string | null }>];
       const lagUs = raw[0][0]?.lag_us;
       if (lagUs == null) return setHealth(logger, r, false, undefined, 'no heartbeat row');
       // Clocks of two servers: a replica "ahead" of its primary is simply up to date.
@@ -155,7 +156,7 @@ function roundRobin(replicas: readonly Replica[]): () => Replica | undefined {
   };
 }
 
-export function createReads(primary: Knex, options: ReadsOptions): Reads {
+export function createReads(primary: Database, options: ReadsOptions): Reads {
   const onPrimary = primaryOnly(primary);
   if (options.replicaUrls.length === 0) return onPrimary;
   const replicas = options.replicaUrls.map((url) => openReplica(url, options));
@@ -166,7 +167,7 @@ export function createReads(primary: Knex, options: ReadsOptions): Reads {
       const r = pick();
       if (!r) return onPrimary.run(work);
       try {
-        const value = await work(r.db);
+        const value = await work(r.database);
         r.reads++;
         return value;
       } catch (err) {
@@ -179,7 +180,7 @@ export function createReads(primary: Knex, options: ReadsOptions): Reads {
     health: () => replicas.map(({ name, healthy, lagMs, reads }) => ({ name, healthy, lagMs, reads })),
     async close() {
       stopWatching();
-      await Promise.all([onPrimary.close(), ...replicas.map((r) => disconnect(r.db))]);
+      await Promise.all([onPrimary.close(), ...replicas.map((r) => disconnect(r.database))]);
     },
   };
 }

@@ -5,7 +5,6 @@
 import type Database from 'better-sqlite3';
 import type { Knex } from 'knex';
 import type { Dialect } from '../dialect.js';
-import { dialectOf } from '../dialect.js';
 import { triggersOff, triggersOffIn } from '../sqlite-file/sqlite-triggers-off.js';
 import { fillStatement, indexesOf, substringIndexes, trigramsDeferredVariable, trigramTriggerNames, type SubstringIndex } from './substring-index.js';
 
@@ -77,10 +76,10 @@ export function mysqlTrigramDeferral(table: string, indexes: readonly SubstringI
   };
 }
 
-/** `work`'s writes of the ids `range` to `table` inside the Knex transaction `trx`, their grams filled by one statement per index before the commit. */
-export async function withTrigramsFilled<T>(trx: Knex.Transaction, table: string, range: FillRange, work: () => Promise<T>): Promise<T> {
+/** `work`'s writes of the ids `range` to `table` inside the Knex transaction `trx` on a `dialect` database, their grams filled by one statement per index before the commit. */
+export async function withTrigramsFilled<T>(trx: Knex.Transaction, dialect: Dialect, table: string, range: FillRange, work: () => Promise<T>): Promise<T> {
   if (indexesOf(table).length === 0) return work();
-  if (dialectOf(trx) === 'mysql') {
+  if (dialect === 'mysql') {
     const { start, beforeCommit, reset } = mysqlTrigramDeferral(table);
     for (const sql of start) await trx.raw(sql);
     try {

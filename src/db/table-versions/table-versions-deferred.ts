@@ -4,7 +4,6 @@
 // the new rows under the old version.
 import type Database from 'better-sqlite3';
 import type { Knex } from 'knex';
-import { dialectOf } from '../dialect.js';
 import { triggersOff, triggersOffIn } from '../sqlite-file/sqlite-triggers-off.js';
 import { deferredVariable, nextVersion, triggerNames, versionedTables, type VersionedTable } from './table-versions.js';
 import type { Dialect } from '../dialect.js';
@@ -48,13 +47,13 @@ export function bumpRestoredVersions(conn: Database.Database): void {
 }
 
 /**
- * `work`'s writes to `table` inside the Knex transaction `trx`, with the table's version
+ * `work`'s writes to `table` inside the Knex transaction `trx` on a `dialect` database, with the table's version
  * moved once before the transaction commits rather than once per row: the bulk seed's way
  * (src/db/seed-bulk.ts), as the loader's above.
  */
-export async function withVersionMovedOnce<T>(trx: Knex.Transaction, table: string, work: () => Promise<T>): Promise<T> {
+export async function withVersionMovedOnce<T>(trx: Knex.Transaction, dialect: Dialect, table: string, work: () => Promise<T>): Promise<T> {
   if (!isVersioned(table)) return work();
-  if (dialectOf(trx) === 'mysql') {
+  if (dialect === 'mysql') {
     await trx.raw(`SET ${deferredVariable} = 1`);
     try {
       const value = await work();

@@ -2,9 +2,8 @@
 // table in `table_versions`, moved by triggers after every INSERT, UPDATE and DELETE, so it
 // changes whatever writes the table: the service, the loader, `db sql --write`, a migration,
 // an operator's own SQL. The entity tags of the answers are built on it (src/http/entity-tag.ts).
-import type { Knex } from 'knex';
+import { partOf, perDatabase, type Database } from '../database.js';
 import type { Dialect } from '../dialect.js';
-import { dialectOf } from '../dialect.js';
 import { translateDbError } from '../driver-errors.js';
 import { prepare } from '../prepared.js';
 import { cellOf, keyOf, selectRows, type Cells, type Table } from '../reads/select.js';
@@ -54,19 +53,19 @@ export function triggerStatements(dialect: Dialect, table: VersionedTable): stri
 }
 
 /** Moves the version of every table at once: after migrations and a restore, which triggers do not see whole. */
-export async function bumpAllVersions(db: Knex): Promise<void> {
-  await db.raw(`UPDATE table_versions SET version = ${nextVersion[dialectOf(db)]}`);
+export async function bumpAllVersions(database: Database): Promise<void> {
+  await database.knex.raw(`UPDATE table_versions SET version = ${nextVersion[database.dialect]}`);
 }
 
 /** Rendered once per database and table list, by Knex (db/prepared.ts). */
-const statementsOf = new WeakMap<Knex, Map<string, (values: readonly unknown[]) => { sql: string; bindings: readonly unknown[] }>>();
+const versionStatements = perDatabase(() => new Map<string, (values: readonly unknown[]) => { sql: string; bindings: readonly unknown[] }>());
 
-function statementFor(db: Knex, tables: readonly string[]) {
-  let byList = statementsOf.get(db);
-  if (byList === undefined) statementsOf.set(db, (byList = new Map()));
+function statementFor(database: Database, tables: readonly string[]) {
+  const byList = partOf(database, versionStatements);
   const key = tables.join(',');
   let statement = byList.get(key);
   if (statement === undefined) {
+    const db = database.knex;
     // A lookup by primary key: one row per table, read from the primary key's index.
     statement = prepare(tables.length, (names) => db('table_versions').select('table_name', 'version').whereIn('table_name', [...names]).orderBy('table_name'));
     byList.set(key, statement);
@@ -118,11 +117,11 @@ export function versionsOfRow(tables: readonly string[], table: Table, row: Cell
  * rows are read (the same database, before them: design.md §8); undefined when a table has
  * no version row, whose answers then go untagged rather than under a tag no write moves.
  */
-export async function readVersions(db: Knex, tables: readonly string[], timeoutMs?: number): Promise<string | undefined> {
-  const { sql, bindings } = statementFor(db, tables)(tables);
+export async function readVersions(database: Database, tables: readonly string[], timeoutMs?: number): Promise<string | undefined> {
+  const { sql, bindings } = statementFor(database, tables)(tables);
   let rows: Array<{ table_name: string; version: number | string | bigint }>;
   try {
-    rows = await selectRows(db, sql, bindings, timeoutMs);
+    rows = await selectRows(database, sql, bindings, timeoutMs);
   } catch (err) {
     // As every read of an answer: 503 or a generic 500, never the driver's text.
     throw translateDbError(err);

@@ -4,7 +4,8 @@
 // shared server on 3306 is never touched; every server here is started, stopped and
 // removed by the test on ports of its own.
 import path from 'node:path';
-import { connect } from '../../../src/db/connect.js';
+import { connect, disconnect } from '../../../src/db/connect.js';
+import type { Database } from '../../../src/db/database.js';
 import { migrate } from '../../../src/db/migrate.js';
 import { seedDemo } from '../../../src/cli/demo-data.js';
 import type { Knex } from '../../support/db.js';
@@ -51,10 +52,10 @@ export async function startCluster(env: Record<string, string>): Promise<Cluster
   const primary = await PrivateMariaDb.create(undefined, ['--server-id=1', '--log-bin=primary-bin', '--binlog-format=ROW']);
   const replica = await PrivateMariaDb.create(undefined, ['--server-id=2', '--relay-log=replica-relay']);
   const nodes: ServiceProcess[] = [];
-  const pools: Knex[] = [];
+  const pools: Database[] = [];
   const close = async () => {
     await Promise.all(nodes.map((n) => n.stop()));
-    await Promise.all(pools.map((p) => p.destroy()));
+    await Promise.all(pools.map((p) => disconnect(p)));
     await replica.destroy();
     await primary.destroy();
   };
@@ -64,19 +65,19 @@ export async function startCluster(env: Record<string, string>): Promise<Cluster
     const replicaDb = connect({ databaseUrl: `${replica.url}/mysql`, poolMax: 2, log: { warn: () => {} } });
     pools.push(replicaDb);
     // From the first event of the primary's binary log: everything from CREATE DATABASE on.
-    await replicaDb.raw(`CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=${primary.port}, MASTER_USER='root', MASTER_PASSWORD='', MASTER_LOG_FILE='primary-bin.000001', MASTER_LOG_POS=4, MASTER_CONNECT_RETRY=1`);
-    await replicaDb.raw('START SLAVE');
+    await replicaDb.knex.raw(`CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=${primary.port}, MASTER_USER='root', MASTER_PASSWORD='', MASTER_LOG_FILE='primary-bin.000001', MASTER_LOG_POS=4, MASTER_CONNECT_RETRY=1`);
+    await replicaDb.knex.raw('START SLAVE');
     const server = connect({ databaseUrl: `${primary.url}/mysql`, poolMax: 1 });
-    await server.raw(`CREATE DATABASE ${database} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
-    await server.destroy();
+    await server.knex.raw(`CREATE DATABASE ${database} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+    await disconnect(server);
     const primaryDb = connect({ databaseUrl: `${primary.url}/${database}`, poolMax: 4 });
     pools.push(primaryDb);
     await migrate(primaryDb);
     await seedDemo(primaryDb);
-    const impiantoIds = ((await primaryDb('impianto_file').distinct('impianto_id')) as Array<{ impianto_id: number }>).map((r) => Number(r.impianto_id));
+    const impiantoIds = ((await primaryDb.knex('impianto_file').distinct('impianto_id')) as Array<{ impianto_id: number }>).map((r) => Number(r.impianto_id));
     const rows = async (db: Knex, table: string) => Number(((await db.raw(`SELECT COUNT(*) AS n FROM ${database}.${table}`)) as [Array<{ n: number }>])[0][0]!.n);
-    const expected = await rows(primaryDb, 'soggetto_recapito');
-    await waitFor('the replica has the seeded data', async () => (await rows(replicaDb, 'soggetto_recapito')) === expected, 60_000);
+    const expected = await rows(primaryDb.knex, 'soggetto_recapito');
+    await waitFor('the replica has the seeded data', async () => (await rows(replicaDb.knex, 'soggetto_recapito')) === expected, 60_000);
 
     const nodeEnv = {
       DATABASE_URL: `${primary.url}/${database}`,
@@ -95,7 +96,7 @@ export async function startCluster(env: Record<string, string>): Promise<Cluster
     const adminToken = ((await signIn.json()) as { bearerToken: string }).bearerToken;
 
     return {
-      primary, replica, primaryDb, replicaDb, nodes, adminToken, impiantoIds, close,
+      primary, replica, primaryDb: primaryDb.knex, replicaDb: replicaDb.knex, nodes, adminToken, impiantoIds, close,
       async restart(i) {
         const stopped = performance.now();
         const exitCode = await nodes[i]!.stop();

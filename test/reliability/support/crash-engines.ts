@@ -5,10 +5,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { connect } from '../../../src/db/connect.js';
+import { connect, disconnect } from '../../../src/db/connect.js';
 import { fold, foldFunction } from '../../../src/db/fold.js';
 import { migrate } from '../../../src/db/migrate.js';
-import type { Knex } from '../../support/db.js';
 import type { Query } from './account-writes.js';
 import { PrivateMariaDb } from './private-mariadb.js';
 
@@ -41,7 +40,7 @@ export async function sqliteEngine(): Promise<CrashEngine> {
   const file = path.join(dir, 'impianti.sqlite');
   const db = connect({ sqliteFile: file });
   await migrate(db);
-  await db.destroy();
+  await disconnect(db);
   const reading = async <T>(check: (query: Query) => Promise<T>): Promise<T> => {
     const conn = readSqlite(file);
     try {
@@ -64,11 +63,11 @@ export interface MariaDbEngine extends CrashEngine {
 
 /** `reading` on another database of the same server (a restored dump). */
 export async function readMysql<T>(url: string, check: (query: Query) => Promise<T>): Promise<T> {
-  const db: Knex = connect({ databaseUrl: url, poolMax: 1 });
+  const db = connect({ databaseUrl: url, poolMax: 1 });
   try {
-    return await check(async (sql) => ((await db.raw(sql)) as [Array<Record<string, unknown>>])[0]);
+    return await check(async (sql) => ((await db.knex.raw(sql)) as [Array<Record<string, unknown>>])[0]);
   } finally {
-    await db.destroy();
+    await disconnect(db);
   }
 }
 
@@ -77,13 +76,13 @@ export async function mariadbEngine(): Promise<MariaDbEngine> {
   try {
     await server.start();
     const admin = connect({ databaseUrl: `${server.url}/mysql`, poolMax: 1 });
-    await admin.raw('CREATE DATABASE impianti CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci');
-    await admin.destroy();
+    await admin.knex.raw('CREATE DATABASE impianti CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci');
+    await disconnect(admin);
     const url = `${server.url}/impianti`;
     // Two connections: the migration lock holds one while the migrations run on the other.
     const db = connect({ databaseUrl: url, poolMax: 2 });
     await migrate(db);
-    await db.destroy();
+    await disconnect(db);
     return {
       name: 'mariadb', env: { DATABASE_URL: url }, server, database: 'impianti',
       reading: (check) => readMysql(url, check),

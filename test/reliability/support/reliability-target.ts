@@ -1,7 +1,8 @@
 // What every load and fault test starts from: a private MariaDB holding the demo data,
 // the built service in front of it, and an Admin's bearer token got by signing in.
 import path from 'node:path';
-import { connect } from '../../../src/db/connect.js';
+import { connect, disconnect } from '../../../src/db/connect.js';
+import type { Database } from '../../../src/db/database.js';
 import { migrate } from '../../../src/db/migrate.js';
 import { seedDemo } from '../../../src/cli/demo-data.js';
 import type { Knex } from '../../support/db.js';
@@ -23,17 +24,17 @@ export interface ReliabilityTarget {
 
 export async function startTarget(name: string, env: Record<string, string> = {}): Promise<ReliabilityTarget> {
   const mariadb = await PrivateMariaDb.create();
-  let db: Knex | undefined;
+  let db: Database | undefined;
   let service: ServiceProcess | undefined;
   try {
     await mariadb.start();
     const server = connect({ databaseUrl: `${mariadb.url}/mysql`, poolMax: 1 });
-    await server.raw('CREATE DATABASE impianti CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci');
-    await server.destroy();
+    await server.knex.raw('CREATE DATABASE impianti CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci');
+    await disconnect(server);
     db = connect({ databaseUrl: `${mariadb.url}/impianti`, poolMax: 2 });
     await migrate(db);
     await seedDemo(db);
-    const impiantoIds = ((await db('impianto_file').distinct('impianto_id')) as Array<{ impianto_id: number }>).map((r) => Number(r.impianto_id));
+    const impiantoIds = ((await db.knex('impianto_file').distinct('impianto_id')) as Array<{ impianto_id: number }>).map((r) => Number(r.impianto_id));
     service = await startService({
       DATABASE_URL: `${mariadb.url}/impianti`,
       ADMIN_USERNAME: adminUser.userName,
@@ -48,17 +49,17 @@ export async function startTarget(name: string, env: Record<string, string> = {}
     const adminToken = ((await signIn.json()) as { bearerToken: string }).bearerToken;
     const [own, started] = [db, service];
     return {
-      mariadb, service: started, db: own, adminToken, impiantoIds,
+      mariadb, service: started, db: own.knex, adminToken, impiantoIds,
       async close() {
         await started.stop();
-        await own.destroy();
+        await disconnect(own);
         await mariadb.destroy();
       },
     };
   } catch (err) {
     // Half-started: leave no service, pool or private server behind.
     await service?.stop();
-    await db?.destroy();
+    if (db) await disconnect(db);
     await mariadb.destroy();
     throw err;
   }
