@@ -75,20 +75,20 @@ class ResponseSink implements LiveSink {
     if (!this.res.headersSent) this.res.writeHead(200, streamHeaders);
   }
 
-  write(text: string): boolean {
+  write(event: Buffer): boolean {
     const { res } = this;
     if (res.destroyed) return false;
     this.open();
-    if (res.writableLength + text.length > maxUnsentBytes) return false;
-    res.write(text);
+    if (res.writableLength + event.length > maxUnsentBytes) return false;
+    res.write(event);
     return true;
   }
 
-  end(text?: string): void {
+  end(event?: Buffer): void {
     if (this.res.destroyed) return;
     this.open();
-    if (text === undefined) this.res.destroy();
-    else this.res.end(text);
+    if (event === undefined) this.res.destroy();
+    else this.res.end(event);
   }
 }
 
