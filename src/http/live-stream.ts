@@ -27,7 +27,8 @@ const retryAfterSeconds = 1;
 
 /** Whether Accept asks for the event stream: EventSource sends exactly `text/event-stream`. */
 export function wantsEvents(accept: string | undefined): boolean {
-  if (accept === undefined) return false;
+  // Most requests ask for no stream: one scan of the header answers them.
+  if (accept === undefined || !/event-stream/i.test(accept)) return false;
   return accept.split(',').some((range) => {
     const [type, ...params] = range.split(';').map((p) => p.trim().toLowerCase());
     const q = params.find((p) => p.startsWith('q='));
