@@ -121,8 +121,8 @@ async function withoutSubstringIndex(appRoot, options) {
 async function sqliteFillSeconds(appRoot, file) {
   const { default: Database } = await import('better-sqlite3');
   const { fold } = await import(new URL('dist/src/db/fold.js', appRoot));
-  const { fillStatements } = await import(new URL('dist/src/db/substring-index-deferred.js', appRoot));
-  const { indexesOf } = await import(new URL('dist/src/db/substring-index.js', appRoot));
+  const { fillStatements } = await import(new URL('dist/src/db/substring-index/substring-index-deferred.js', appRoot));
+  const { indexesOf } = await import(new URL('dist/src/db/substring-index/substring-index.js', appRoot));
   const db = new Database(file);
   try {
     db.function('fold', { deterministic: true }, (v) => (typeof v === 'string' ? fold(v) : v));
@@ -141,8 +141,8 @@ async function sqliteFillSeconds(appRoot, file) {
 
 /** The same on MySQL: the trigram tables emptied, and filled again alone in one transaction, by sorting. */
 async function mysqlFillSeconds(appRoot, admin, database) {
-  const { mysqlTrigramDeferral } = await import(new URL('dist/src/db/substring-index-deferred.js', appRoot));
-  const { indexesOf } = await import(new URL('dist/src/db/substring-index.js', appRoot));
+  const { mysqlTrigramDeferral } = await import(new URL('dist/src/db/substring-index/substring-index-deferred.js', appRoot));
+  const { indexesOf } = await import(new URL('dist/src/db/substring-index/substring-index.js', appRoot));
   await admin.query(`USE ${database}`);
   for (const { index } of indexesOf('soggetto_recapito')) await admin.query(`TRUNCATE TABLE ${index}`);
   const started = performance.now();

@@ -79,7 +79,7 @@ async function seedMysql(size) {
     await admin.query(`CREATE DATABASE ${mysql.escapeId(database)} CHARACTER SET utf8mb4`);
     await admin.query(`USE ${mysql.escapeId(database)}`);
     await migrate({ databaseUrl: url });
-    const { mysqlTrigramDeferral } = await import(new URL('dist/src/db/substring-index-deferred.js', appRoot()));
+    const { mysqlTrigramDeferral } = await import(new URL('dist/src/db/substring-index/substring-index-deferred.js', appRoot()));
     for (const [table, columns, rows] of tablesOf(size)) {
       // The trigram index is filled once, as the loader fills it into an empty table.
       const trigrams = mysqlTrigramDeferral(table);
@@ -124,7 +124,7 @@ async function seedSqlite(size) {
   const db = new Database(file);
   db.function('fold', { deterministic: true }, (v) => (typeof v === 'string' ? fold(v) : v));
   const ms = (text) => (text === null ? null : Date.parse(`${text.replace(' ', 'T')}Z`));
-  const { deferSqliteTrigrams } = await import(new URL('dist/src/db/substring-index-deferred.js', appRoot()));
+  const { deferSqliteTrigrams } = await import(new URL('dist/src/db/substring-index/substring-index-deferred.js', appRoot()));
   for (const [table, columns, rows] of tablesOf(size)) {
     const insert = db.prepare(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
     const dated = table === 'impianto_file' ? (row) => row.map((v, i) => (i === 5 || i === 6 ? ms(v) : v)) : (row) => row;

@@ -27,7 +27,8 @@ const retryAfterSeconds = 1;
 
 /** Whether Accept asks for the event stream: EventSource sends exactly `text/event-stream`. */
 export function wantsEvents(accept: string | undefined): boolean {
-  if (accept === undefined) return false;
+  // Most requests ask for no stream: one scan of the header answers them.
+  if (accept === undefined || !/event-stream/i.test(accept)) return false;
   return accept.split(',').some((range) => {
     const [type, ...params] = range.split(';').map((p) => p.trim().toLowerCase());
     const q = params.find((p) => p.startsWith('q='));
@@ -75,20 +76,20 @@ class ResponseSink implements LiveSink {
     if (!this.res.headersSent) this.res.writeHead(200, streamHeaders);
   }
 
-  write(text: string): boolean {
+  write(event: Buffer): boolean {
     const { res } = this;
     if (res.destroyed) return false;
     this.open();
-    if (res.writableLength + text.length > maxUnsentBytes) return false;
-    res.write(text);
+    if (res.writableLength + event.length > maxUnsentBytes) return false;
+    res.write(event);
     return true;
   }
 
-  end(text?: string): void {
+  end(event?: Buffer): void {
     if (this.res.destroyed) return;
     this.open();
-    if (text === undefined) this.res.destroy();
-    else this.res.end(text);
+    if (event === undefined) this.res.destroy();
+    else this.res.end(event);
   }
 }
 

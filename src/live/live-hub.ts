@@ -27,10 +27,10 @@ export interface LiveRead {
 
 /** Where a subscription's events go: one stream. */
 export interface LiveSink {
-  /** Writes `text`; false when the client has left more unsent than the bound, and is to be dropped. */
-  write(text: string): boolean;
-  /** Ends the stream after `text`; without it, cuts the stream at once (a client dropped). */
-  end(text?: string): void;
+  /** Writes `event`; false when the client has left more unsent than the bound, and is to be dropped. */
+  write(event: Buffer): boolean;
+  /** Ends the stream after `event`; without it, cuts the stream at once (a client dropped). */
+  end(event?: Buffer): void;
 }
 
 export interface LiveHubOptions {
@@ -55,6 +55,8 @@ interface Group {
   /** The versions of `read.tables` this answer is no older than; undefined before its first read. */
   versions: string | undefined;
   answer: LiveAnswer | undefined;
+  /** `answer` as an event, encoded once for all the group's streams. */
+  event: Buffer | undefined;
   /** A read of this group in flight, which later subscribers wait for. */
   running: Promise<void> | undefined;
   failing: boolean;
@@ -98,8 +100,12 @@ class Subscription implements Subscribed {
   }
 }
 
-/** How many streams a heartbeat writes to in one turn of the event loop. */
-const beatSlice = 256;
+/**
+ * How many stream writes one turn of the event loop makes, answers and heartbeats together:
+ * node sends a turn's writes after it, so their buffers die young instead of 10,000 streams'
+ * piling up (design.md §7, "Live answers").
+ */
+const writesPerTurn = 256;
 
 export class LiveHub {
   private readonly groups = new Map<string, Group>();
@@ -110,9 +116,14 @@ export class LiveHub {
   private count = 0;
   private reruns = 0;
   private timer: NodeJS.Timeout | undefined;
+  /** When the next version read is due (performance.now()); undefined while no stream is open. */
+  private due: number | undefined;
   private beat: NodeJS.Timeout | undefined;
   private closed = false;
   private pollFailing = false;
+  /** Stream writes made in this turn of the event loop, and the wait for the next turn once they reach writesPerTurn. */
+  private writesThisTurn = 0;
+  private nextTurn: Promise<void> | undefined;
 
   constructor(private readonly options: LiveHubOptions) {}
 
@@ -138,7 +149,7 @@ export class LiveHub {
     if (!this.hasRoom()) return { ok: false };
     let group = this.groups.get(read.key);
     if (group === undefined) {
-      group = { read, subscriptions: new Set(), versions: undefined, answer: opts.seed, running: undefined, failing: false };
+      group = { read, subscriptions: new Set(), versions: undefined, answer: opts.seed, event: undefined, running: undefined, failing: false };
       this.groups.set(read.key, group);
     }
     const subscription = new Subscription(this, group, sink, opts.lastEventId, opts.expiredData);
@@ -179,10 +190,29 @@ export class LiveHub {
 
   /** Sends the group's answer to one subscriber, unless it holds that tag already and nothing failed since (`again`). */
   private deliver(subscription: Subscription, again = false): void {
-    const answer = subscription.group.answer!;
+    const { group } = subscription;
+    const answer = group.answer!;
     if ((!again && answer.tag !== undefined && answer.tag === subscription.held) || answer.data === undefined) return;
     subscription.held = answer.tag;
-    if (!subscription.sink.write(answerEvent(answer.tag, answer.data))) this.drop(subscription);
+    this.write(subscription, (group.event ??= answerEvent(answer.tag, answer.data)));
+  }
+
+  /** Writes `event` to one stream; a client that stopped reading is dropped. */
+  private write(subscription: Subscription, event: Buffer): void {
+    this.writesThisTurn++;
+    if (!subscription.sink.write(event)) this.drop(subscription);
+  }
+
+  /** Resolves in the next turn of the event loop once this turn has made its share of writes; undefined while it has not. */
+  private paced(): Promise<void> | undefined {
+    if (this.writesThisTurn < writesPerTurn) return undefined;
+    return (this.nextTurn ??= new Promise<void>((resolve) =>
+      setImmediate(() => {
+        this.writesThisTurn = 0;
+        this.nextTurn = undefined;
+        resolve();
+      }),
+    ));
   }
 
   /** A client that stopped reading: its stream is cut (`end` without text), and nothing more is kept for it. */
@@ -191,8 +221,13 @@ export class LiveHub {
     subscription.sink.end();
   }
 
-  private broadcast(group: Group, text: string): void {
-    for (const s of [...group.subscriptions]) if (!s.sink.write(text)) this.drop(s);
+  private async broadcast(group: Group, event: Buffer): Promise<void> {
+    // A Set's iteration skips members removed meanwhile and reaches those added.
+    for (const s of group.subscriptions) {
+      const turn = this.paced();
+      if (turn) await turn;
+      if (group.subscriptions.has(s)) this.write(s, event);
+    }
   }
 
   /** Runs the group's read once, however many ask meanwhile, and sends the answer to whoever does not hold it. */
@@ -205,11 +240,17 @@ export class LiveHub {
         group.failing = false;
         if (versions !== undefined) group.versions = versions;
         group.answer = answer;
+        group.event = undefined;
         // Every subscriber not holding this tag gets it, those who joined while it ran included;
         // after an `unavailable` event every subscriber gets the answer again: the outage is over.
-        for (const s of [...group.subscriptions]) this.deliver(s, wasFailing);
+        // Those who join while this loop waits for a turn are reached too: a Set's iteration includes them.
+        for (const s of group.subscriptions) {
+          const turn = this.paced();
+          if (turn) await turn;
+          if (group.subscriptions.has(s)) this.deliver(s, wasFailing);
+        }
       } catch (err) {
-        if (!group.failing) this.broadcast(group, namedEvent('unavailable', this.options.failureData(err)));
+        if (!group.failing) await this.broadcast(group, namedEvent('unavailable', this.options.failureData(err)));
         group.failing = true;
       } finally {
         group.running = undefined;
@@ -220,22 +261,24 @@ export class LiveHub {
 
   private start(): void {
     if (this.timer !== undefined || this.closed) return;
-    this.timer = setTimeout(() => void this.tick(), this.options.intervalMs);
+    // Reads keep a fixed rate: a tick's own time (the version read, the re-runs) comes out
+    // of the wait for the next one, so a write waits at most one interval for its read.
+    const now = performance.now();
+    this.due = this.due === undefined ? now + this.options.intervalMs : Math.max(this.due + this.options.intervalMs, now);
+    this.timer = setTimeout(() => void this.tick(), this.due - now);
     this.beat ??= setInterval(() => void this.beatAll(), this.options.heartbeatMs);
   }
 
   /**
-   * A comment to every stream, `beatSlice` streams per turn of the event loop: node sends a
-   * turn's writes after it, so their buffers die young instead of 10,000 streams' piling up.
+   * A comment to every stream, at most `writesPerTurn` writes in a turn of the event loop.
    */
   private async beatAll(): Promise<void> {
-    let written = 0;
     for (const group of [...this.groups.values()]) {
-      for (const s of [...group.subscriptions]) {
+      for (const s of group.subscriptions) {
+        const turn = this.paced();
+        if (turn) await turn;
         if (this.closed) return;
-        if (!group.subscriptions.has(s)) continue;
-        if (!s.sink.write(heartbeat)) this.drop(s);
-        if (++written % beatSlice === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+        if (group.subscriptions.has(s)) this.write(s, heartbeat);
       }
     }
   }
@@ -243,7 +286,7 @@ export class LiveHub {
   private stop(): void {
     clearTimeout(this.timer);
     clearInterval(this.beat);
-    this.timer = this.beat = undefined;
+    this.timer = this.beat = this.due = undefined;
   }
 
   /** One read of the versions for every subscription of the process; the groups whose tables moved run again. */
@@ -258,7 +301,7 @@ export class LiveHub {
           const data = namedEvent('unavailable', this.options.failureData(err));
           for (const group of this.groups.values()) {
             group.failing = true;
-            this.broadcast(group, data);
+            void this.broadcast(group, data);
           }
         }
         this.pollFailing = true;

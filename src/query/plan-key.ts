@@ -4,9 +4,16 @@
 // order, an `In` list in any order or with repeats, Take above MAX_TAKE, a GET or a POST.
 import type { Condition, QueryPlan } from './plan-types.js';
 
+/** A total order of a field's values: numbers by value, anything else by its text. */
+function byValue(a: unknown, b: unknown): number {
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  const [x, y] = [String(a), String(b)];
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
 /** An `In` list is a set: its order and repeats change no row of the answer. */
 function conditionKey(c: Condition): string {
-  const values = c.operator === 'in' ? [...new Set(c.values)].sort((a, b) => (String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0)) : c.values;
+  const values = c.operator === 'in' ? [...new Set(c.values)].sort(byValue) : c.values;
   return JSON.stringify([c.field.name, c.operator, values]);
 }
 

@@ -12,8 +12,8 @@ function sink(full = false): LiveSink & { readonly events: string[]; ended: stri
   const s = {
     events,
     ended: false as string | undefined | false,
-    write: (text: string) => (events.push(text), !full),
-    end: (text?: string) => void (s.ended = text),
+    write: (event: Buffer) => (events.push(event.toString()), !full),
+    end: (event?: Buffer) => void (s.ended = event?.toString()),
   };
   return s;
 }
@@ -85,6 +85,29 @@ describe('live answers: the hub', () => {
     expect(held.events).to.deep.equal([]);
     expect(stale.events).to.have.length(1);
     w.hub.close(0);
+  });
+
+  it('reads the versions at a fixed rate, a slow read taking its time from the wait', async () => {
+    const started: number[] = [];
+    const period = 100;
+    const hub = new LiveHub({
+      intervalMs: period,
+      heartbeatMs: 60_000,
+      maxSubscriptions: 10,
+      readVersions: async () => {
+        started.push(performance.now());
+        await new Promise((resolve) => setTimeout(resolve, 60));
+        return new Map();
+      },
+      failureData: () => '{}',
+    });
+    hub.subscribe({ key: 'q', tables: ['a'], read: async () => ({ tag: '"1"', data: '{}' }) }, sink());
+    await settle(period * 7 + 30);
+    hub.close(0);
+    // Without a fixed rate each gap would be the interval plus the read's 60 ms.
+    const meanGap = (started.at(-1)! - started[0]!) / (started.length - 1);
+    expect(started.length).to.be.at.least(5);
+    expect(meanGap).to.be.below(period + 40);
   });
 
   it('refuses a subscription past the cap', () => {
@@ -163,6 +186,43 @@ describe('live answers: the hub', () => {
     w.hub.subscribe(w.read('q'), s);
     w.hub.close(1500);
     expect(s.ended).to.equal('retry: 1500\n\n');
+  });
+
+  it('sends a new answer to 1,000 streams at most 256 writes in a turn of the event loop, streams that join meanwhile included', async () => {
+    const w = world();
+    let turn = 0;
+    let turning = true;
+    const spin = (): void => void setImmediate(() => (turn++, turning && spin()));
+    const writesIn = new Map<number, number>();
+    const late: ReturnType<typeof sink>[] = [];
+    let written = 0;
+    const counted = () => {
+      const s = sink();
+      const write = s.write;
+      return Object.assign(s, {
+        write: (event: Buffer) => {
+          writesIn.set(turn, (writesIn.get(turn) ?? 0) + 1);
+          // Halfway through the delivery, ten streams join the group.
+          if (++written === 1_500) for (let k = 0; k < 10; k++) late.push(sink()), w.hub.subscribe(w.read('q'), late.at(-1)!);
+          return write(event);
+        },
+      });
+    };
+    const sinks = Array.from({ length: 1_000 }, counted);
+    for (const s of sinks) w.hub.subscribe(w.read('q'), s);
+    await settle();
+    expect(written).to.equal(1_000);
+    spin();
+    writesIn.clear();
+    w.versions.set('a', '2');
+    for (let i = 0; i < 50 && !sinks.every((s) => s.events.length === 2); i++) await settle(10);
+    turning = false;
+    const second = 'id: "q-2"\ndata: {"v":2}\n\n';
+    expect(sinks.filter((s) => s.events.at(-1) === second)).to.have.length(1_000);
+    expect(late.map((s) => s.events), 'streams that joined during the delivery').to.deep.equal(Array.from({ length: 10 }, () => [second]));
+    expect(Math.max(...writesIn.values())).to.be.at.most(256);
+    expect(writesIn.size, 'turns the delivery took').to.be.at.least(4);
+    w.hub.close(0);
   });
 
   it('sends the heartbeat to every stream, a slice of them per turn of the event loop', async () => {
