@@ -250,11 +250,16 @@ describe('live answers: the hub', () => {
     const w = world();
     const sinks = Array.from({ length: 10_000 }, () => sink());
     sinks.forEach((s, i) => w.hub.subscribe(w.read(`q${i % 100}`, i % 100 < 50 ? 'a' : 'b'), s));
-    await settle();
+    // Until the first answers have reached all 10,000 (a few turns each) and a version read has seen every request.
+    const quiet = async () => {
+      for (let last = -1, i = 0; i < 100 && last !== w.reads(); i++) (last = w.reads()), await settle();
+    };
+    await quiet();
     expect(w.hub.figures()).to.include({ subscriptions: 10_000, requests: 100 });
     const before = w.reads();
     w.versions.set('a', '2');
     await settle();
+    await quiet();
     expect(w.reads() - before, 'the 50 requests on the moved table, once each').to.equal(50);
     expect(sinks.filter((s) => s.events.length === 2)).to.have.length(5_000);
     w.hub.close(0);
