@@ -7,18 +7,31 @@ const path = require('node:path');
 const root = 'dist/test';
 // Their own targets: make test-reliability, make test-cluster.
 const elsewhere = new Set(['reliability', 'cluster', 'galera']);
+// The contract through the tools of its users, each a heavy process of its own: Spectral,
+// Portman and newman, Prism, client generators, Swagger UI in Chromium, and tsc on edited
+// copies of the contract. They change only with the contract or the build, and take a third
+// of the suite's CPU: `make test-reliability` runs them (SUITES=tools).
+const tools = new Set([
+  'unit/contract-ruleset', 'unit/contract-compile-guard', 'http/qa-portman', 'http/prism-proxy',
+  'client/generated-clients', 'browser/docs-page',
+]);
+const stem = (file) => file.replace(/\.test\.js$/, '');
+const wanted = process.env.SUITES === 'tools'
+  ? (file) => tools.has(stem(file))
+  : (file) => !elsewhere.has(file.split('/')[0]) && !tools.has(stem(file));
 const slowest = [
-  'unit/contract-compile-guard', 'unit/generator', 'fuzz/malformed-requests', 'db/operator-loading-bad-input',
-  'http/query-export', 'browser/docs-page', 'browser/live-eventsource', 'http/qa-portman', 'client/generated-clients',
-  'db/sqlite-backup-restore', 'db/sqlite-file-tools', 'http/auth-register', 'fuzz/sql-injection-probes', 'http/client-address',
-  'db/operator-loading-progress', 'db/query-substring-index', 'http/startup', 'db/backup-schedule', 'db/operator-loading-disk-full',
+  'browser/docs-page', 'http/query-export', 'fuzz/malformed-requests', 'db/operator-loading-bad-input', 'http/qa-portman',
+  'unit/contract-compile-guard', 'db/sqlite-backup-restore', 'client/generated-clients', 'http/startup', 'unit/contract-ruleset',
+  'fuzz/sql-injection-probes', 'db/sqlite-file-tools', 'http/workers-live', 'db/backup-schedule', 'unit/generator',
+  'browser/live-eventsource', 'db/query-substring-index', 'db/operator-loading-disk-full', 'http/auth-register',
+  'http/workers-replaced', 'db/operator-loading-progress', 'http/prism-proxy',
 ];
 const rank = (file) => {
-  const i = slowest.indexOf(file.replace(/\.test\.js$/, ''));
+  const i = slowest.indexOf(stem(file));
   return i < 0 ? slowest.length : i;
 };
 const files = fs.existsSync(root)
-  ? fs.readdirSync(root, { recursive: true }).map((f) => f.split(path.sep).join('/')).filter((f) => f.endsWith('.test.js') && !elsewhere.has(f.split('/')[0])).sort()
+  ? fs.readdirSync(root, { recursive: true }).map((f) => f.split(path.sep).join('/')).filter((f) => f.endsWith('.test.js') && wanted(f)).sort()
   : [];
 
 module.exports = {

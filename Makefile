@@ -64,13 +64,15 @@ test-unit: build $(CHROMIUM) $(SQLITE3)
 
 # Faults, load and soak (test/reliability, about 11 minutes): the built service against a
 # private MariaDB that the tests start, stop and restart themselves on a port of their own;
-# the shared server is never touched. Figures go to test-output/reliability.json. Then the
-# fuzzing at ten times `make test`'s volume: 20,000 malformed requests per engine (about 3 minutes).
-test-reliability: build
+# the shared server is never touched. Figures go to test-output/reliability.json. Then, on the
+# shared server, the fuzzing at four times `make test`'s volume (20,000 malformed requests per
+# engine) and the contract through its users' tools (.mocharc.cjs, SUITES=tools): about 5 minutes.
+test-reliability: build $(CHROMIUM)
 	test -x /usr/sbin/mariadbd || scripts/ensure-mysql.sh >/dev/null
 	npx mocha --no-config --forbid-pending --timeout 600000 --exit 'dist/test/reliability/**/*.test.js'
 	url=$$(scripts/ensure-mysql.sh); \
-	DIALECTS=sqlite,mysql MYSQL_TEST_URL="$$url" FUZZ_REQUESTS=20000 npx mocha --no-config --forbid-pending --timeout 600000 --exit dist/test/fuzz/malformed-requests.test.js
+	DIALECTS=sqlite,mysql MYSQL_TEST_URL="$$url" FUZZ_REQUESTS=20000 npx mocha --no-config --forbid-pending --timeout 600000 --exit dist/test/fuzz/malformed-requests.test.js && \
+	SUITES=tools DIALECTS=sqlite,mysql MYSQL_TEST_URL="$$url" npx mocha --forbid-pending --parallel --jobs $$(nproc)
 
 # Several nodes: a private MariaDB primary with a replica replicating from it and three
 # service nodes (test/cluster); a private three-node Galera cluster and two service nodes
