@@ -9,8 +9,8 @@ const root = 'dist/test';
 const elsewhere = new Set(['reliability', 'cluster', 'galera']);
 // The contract through the tools of its users, each a heavy process of its own: Spectral,
 // Portman and newman, Prism, client generators, Swagger UI in Chromium, and tsc on edited
-// copies of the contract. They change only with the contract or the build, and take a third
-// of the suite's CPU: `make test-reliability` runs them (SUITES=tools).
+// copies of the contract. They change only with the contract or the build, and take a quarter
+// of the suite's time: `make test-reliability` runs them (SUITES=tools).
 const tools = new Set([
   'unit/contract-ruleset', 'unit/contract-compile-guard', 'http/qa-portman', 'http/prism-proxy',
   'client/generated-clients', 'browser/docs-page',
