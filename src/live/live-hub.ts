@@ -203,16 +203,25 @@ export class LiveHub {
     if (!subscription.sink.write(event)) this.drop(subscription);
   }
 
-  /** Resolves in the next turn of the event loop once this turn has made its share of writes; undefined while it has not. */
-  private paced(): Promise<void> | undefined {
-    if (this.writesThisTurn < writesPerTurn) return undefined;
-    return (this.nextTurn ??= new Promise<void>((resolve) =>
-      setImmediate(() => {
-        this.writesThisTurn = 0;
-        this.nextTurn = undefined;
-        resolve();
-      }),
-    ));
+  /**
+   * Calls `each` for every subscription of `subscriptions`, waiting for the next turn of the
+   * event loop whenever this turn has made its share of writes. A Set's iteration reaches the
+   * members added meanwhile; those removed while it waited are skipped.
+   */
+  private async paced(subscriptions: Set<Subscription>, each: (s: Subscription) => void): Promise<void> {
+    for (const s of subscriptions) {
+      if (this.writesThisTurn >= writesPerTurn) {
+        await (this.nextTurn ??= new Promise<void>((resolve) =>
+          setImmediate(() => {
+            this.writesThisTurn = 0;
+            this.nextTurn = undefined;
+            resolve();
+          }),
+        ));
+        if (!subscriptions.has(s)) continue;
+      }
+      each(s);
+    }
   }
 
   /** A client that stopped reading: its stream is cut (`end` without text), and nothing more is kept for it. */
@@ -221,13 +230,8 @@ export class LiveHub {
     subscription.sink.end();
   }
 
-  private async broadcast(group: Group, event: Buffer): Promise<void> {
-    // A Set's iteration skips members removed meanwhile and reaches those added.
-    for (const s of group.subscriptions) {
-      const turn = this.paced();
-      if (turn) await turn;
-      if (group.subscriptions.has(s)) this.write(s, event);
-    }
+  private broadcast(group: Group, event: Buffer): Promise<void> {
+    return this.paced(group.subscriptions, (s) => this.write(s, event));
   }
 
   /** Runs the group's read once, however many ask meanwhile, and sends the answer to whoever does not hold it. */
@@ -241,14 +245,10 @@ export class LiveHub {
         if (versions !== undefined) group.versions = versions;
         group.answer = answer;
         group.event = undefined;
-        // Every subscriber not holding this tag gets it, those who joined while it ran included;
-        // after an `unavailable` event every subscriber gets the answer again: the outage is over.
-        // Those who join while this loop waits for a turn are reached too: a Set's iteration includes them.
-        for (const s of group.subscriptions) {
-          const turn = this.paced();
-          if (turn) await turn;
-          if (group.subscriptions.has(s)) this.deliver(s, wasFailing);
-        }
+        // Every subscriber not holding this tag gets it, those who joined while it ran or while
+        // it is sent included; after an `unavailable` event every subscriber gets the answer
+        // again: the outage is over.
+        await this.paced(group.subscriptions, (s) => this.deliver(s, wasFailing));
       } catch (err) {
         if (!group.failing) await this.broadcast(group, namedEvent('unavailable', this.options.failureData(err)));
         group.failing = true;
@@ -273,14 +273,7 @@ export class LiveHub {
    * A comment to every stream, at most `writesPerTurn` writes in a turn of the event loop.
    */
   private async beatAll(): Promise<void> {
-    for (const group of [...this.groups.values()]) {
-      for (const s of group.subscriptions) {
-        const turn = this.paced();
-        if (turn) await turn;
-        if (this.closed) return;
-        if (group.subscriptions.has(s)) this.write(s, heartbeat);
-      }
-    }
+    for (const group of [...this.groups.values()]) await this.paced(group.subscriptions, (s) => this.write(s, heartbeat));
   }
 
   private stop(): void {
@@ -291,6 +284,7 @@ export class LiveHub {
 
   /** One read of the versions for every subscription of the process; the groups whose tables moved run again. */
   private async tick(): Promise<void> {
+    const timer = this.timer;
     try {
       let versions: ReadonlyMap<string, string>;
       try {
@@ -314,8 +308,11 @@ export class LiveHub {
       }
       await Promise.all(runs);
     } finally {
-      this.timer = undefined;
-      if (this.count > 0) this.start();
+      // A stop, and a start after it, while this read ran leave a timer of their own.
+      if (this.timer === timer) {
+        this.timer = undefined;
+        if (this.count > 0) this.start();
+      }
     }
   }
 }
