@@ -110,6 +110,37 @@ describe('live answers: the hub', () => {
     expect(meanGap).to.be.below(period + 40);
   });
 
+  it('keeps one version read loop when the last stream leaves and another opens while a read runs', async () => {
+    let reads = 0;
+    let inFlight = false;
+    const hub = new LiveHub({
+      intervalMs: 50,
+      heartbeatMs: 60_000,
+      maxSubscriptions: 10,
+      readVersions: async () => {
+        reads++;
+        inFlight = true;
+        await new Promise((resolve) => setTimeout(resolve, 40));
+        inFlight = false;
+        return new Map();
+      },
+      failureData: () => '{}',
+    });
+    const read = { key: 'q', tables: ['a'], read: async () => ({ tag: '"1"', data: '{}' }) };
+    const first = hub.subscribe(read, sink());
+    for (let i = 0; i < 100 && !inFlight; i++) await settle(5);
+    if (first.ok) first.unsubscribe();
+    hub.subscribe(read, sink());
+    const before = reads;
+    await settle(500);
+    expect(reads - before, 'one read every 50 ms').to.be.within(5, 12);
+    hub.close(0);
+    const atClose = reads;
+    await settle(200);
+    // A second loop, orphaned by the stop, would go on reading after close.
+    expect(reads, 'reads after close').to.equal(atClose);
+  });
+
   it('refuses a subscription past the cap', () => {
     const w = world();
     const hub = new LiveHub({ intervalMs: interval, heartbeatMs: 60_000, maxSubscriptions: 1, readVersions: async () => new Map(), failureData: () => '{}' });
