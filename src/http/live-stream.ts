@@ -72,7 +72,8 @@ const expiredData = toJson({ responseStatus: { errorCode: 'TokenExpired', messag
 class ResponseSink implements LiveSink {
   constructor(private readonly res: ServerResponse) {}
 
-  private open(): void {
+  /** Writes the status line and headers, once. */
+  open(): void {
     if (!this.res.headersSent) this.res.writeHead(200, streamHeaders);
   }
 
@@ -142,7 +143,7 @@ export async function serveLive(
   );
   if (!subscribed.ok) throw tooMany(hub.limit);
   // The status line and headers go now, whether or not a first event follows them.
-  if (!res.headersSent) res.writeHead(200, streamHeaders);
+  sink.open();
   res.flushHeaders();
   unsubscribeOnClose(res, subscribed);
 }
